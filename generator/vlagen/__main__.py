@@ -1,0 +1,3 @@
+from vlagen.cli import main
+
+main()

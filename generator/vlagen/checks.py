@@ -1,0 +1,215 @@
+"""Checks across fields of a spec, and each target's own rules.
+
+Each check yields :class:`Issue`s naming the key they are about; the loader places them in the
+file. They run on a spec that already passed field validation, and all of them run, so the user
+sees every problem at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import string
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+
+from .errors import Issue
+from .spec import Spec, WaypointAction
+from .targets import TargetDecl, all_targets, find_target
+
+PRESET_BACKENDS = {
+    "synthetic": "synthetic",
+    "highway": "gymnasium",
+    "pusht": "gymnasium",
+    "libero": "libero",
+    "maniskill": "maniskill",
+    "navsim": "navsim",
+    "bench2drive": "bench2drive",
+    "custom": "custom",
+}
+PROMPT_FIELDS = {"task"}
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` when a choice is close to ``value``, else ``""``."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_spec(spec: Spec) -> list[Issue]:
+    """Every cross-field and target issue in ``spec``."""
+    issues: list[Issue] = []
+    for check in CHECKS:
+        issues.extend(check(spec))
+    for index, target in enumerate(spec.targets):
+        decl = find_target(target.framework, target.version)
+        if decl is None:
+            issues.extend(_unknown_version(target.framework, target.version, index))
+            continue
+        issues.extend(_target_fits(spec, decl, index))
+        for check in decl.checks:
+            issues.extend(check(spec, index))
+    return issues
+
+
+def _check_project(spec: Spec) -> Iterator[Issue]:
+    name = spec.project.import_name
+    if spec.project.package is None and not (name.isidentifier() and name.isascii()):
+        yield Issue(
+            ("project", "name"),
+            f"the import package derived from the name, {name!r}, is not a valid Python "
+            "identifier; set project.package",
+        )
+
+
+def _check_action(spec: Spec) -> Iterator[Issue]:
+    model, env = spec.model.action, spec.env.action
+    if model.dim != env.dim:
+        yield Issue(
+            ("model", "action", "dim"),
+            f"the model outputs {model.dim} action dimensions but env.action ({env.kind}) "
+            f"takes {env.dim}",
+        )
+    if model.chunk > spec.env.max_episode_steps:
+        yield Issue(
+            ("model", "action", "chunk"),
+            f"an action chunk of {model.chunk} steps is longer than an episode "
+            f"(env.max_episode_steps = {spec.env.max_episode_steps})",
+        )
+    if isinstance(env, WaypointAction) and model.chunk != env.num_waypoints:
+        yield Issue(
+            ("model", "action", "chunk"),
+            f"a waypoint policy predicts env.action.num_waypoints ({env.num_waypoints}) "
+            f"points per decision; set model.action.chunk to it (got {model.chunk})",
+        )
+    if env.kind == "discrete" and model.bins < env.choices:
+        yield Issue(
+            ("model", "action", "bins"),
+            f"{model.bins} bins cannot encode env.action.choices ({env.choices})",
+        )
+    family, kind = spec.model.family, env.kind
+    if family == "waypoint" and kind != "waypoints":
+        yield Issue(
+            ("model", "family"),
+            f"family 'waypoint' predicts waypoints, but env.action.kind is {kind!r}",
+        )
+    if kind == "waypoints" and family not in ("waypoint", "custom"):
+        yield Issue(
+            ("model", "family"),
+            f"env.action.kind 'waypoints' needs family 'waypoint' or 'custom', got {family!r}",
+        )
+    stats = model.normalization
+    if stats is not None:
+        for key in ("q01", "q99", "mask"):
+            values = getattr(stats, key)
+            if values is not None and len(values) != model.dim:
+                yield Issue(
+                    ("model", "action", "normalization", key),
+                    f"has {len(values)} values; model.action.dim is {model.dim}",
+                )
+        for i, (lo, hi) in enumerate(zip(stats.q01, stats.q99, strict=False)):
+            if lo >= hi:
+                yield Issue(
+                    ("model", "action", "normalization", "q99", i),
+                    f"q99 ({hi}) must be greater than q01 ({lo}) in dimension {i}",
+                )
+
+
+def _check_prompt(spec: Spec) -> Iterator[Issue]:
+    loc = ("model", "prompt_template")
+    try:
+        fields = {f for _, f, _, _ in string.Formatter().parse(spec.model.prompt_template) if f}
+    except ValueError as exc:
+        yield Issue(loc, f"is not a valid format string ({exc}); write a literal brace as {{{{")
+        return
+    for name in sorted(fields - PROMPT_FIELDS):
+        yield Issue(
+            loc,
+            f"unknown placeholder {{{name}}}{did_you_mean(name, PROMPT_FIELDS)} "
+            f"(known: {', '.join('{' + f + '}' for f in sorted(PROMPT_FIELDS))})",
+        )
+
+
+def _check_env(spec: Spec) -> Iterator[Issue]:
+    env = spec.env
+    yield from _unique(env.cameras, "name", ("env", "cameras"))
+    yield from _unique(env.rewards, "name", ("env", "rewards"))
+    mains = [i for i, cam in enumerate(env.cameras) if cam.role == "main"]
+    if len(mains) != 1:
+        yield Issue(
+            ("env", "cameras"),
+            f"exactly one camera needs role 'main' (the policy's primary view); found {len(mains)}",
+        )
+    expected = PRESET_BACKENDS[env.preset]
+    if env.backend not in (None, "synthetic", expected):
+        yield Issue(
+            ("env", "backend"),
+            f"preset {env.preset!r} runs on backend {expected!r} (or 'synthetic' for tests), "
+            f"not {env.backend!r}",
+        )
+
+
+def _check_training(spec: Spec) -> Iterator[Issue]:
+    t = spec.training
+    if t.train_batch_size % t.mini_batch_size:
+        yield Issue(
+            ("training", "mini_batch_size"),
+            f"train_batch_size ({t.train_batch_size}) must be a multiple of mini_batch_size "
+            f"({t.mini_batch_size})",
+        )
+
+
+def _check_targets(spec: Spec) -> Iterator[Issue]:
+    seen: dict[str, int] = {}
+    for index, target in enumerate(spec.targets):
+        if target.framework in seen:
+            yield Issue(
+                ("targets", index, "framework"),
+                f"{target.framework!r} is already targeted at targets[{seen[target.framework]}]; "
+                "one package serves one version line of each framework",
+            )
+        seen.setdefault(target.framework, index)
+
+
+def _unique(items: list, attr: str, loc: tuple) -> Iterator[Issue]:
+    counts = Counter(getattr(item, attr) for item in items)
+    for index, item in enumerate(items):
+        value = getattr(item, attr)
+        if counts[value] > 1:
+            yield Issue((*loc, index, attr), f"duplicate {attr} {value!r}")
+            counts[value] = 0  # report each duplicate once, at its second occurrence
+
+
+def _unknown_version(framework: str, version: str, index: int) -> Iterator[Issue]:
+    versions = [t.version for t in all_targets() if t.framework == framework]
+    yield Issue(
+        ("targets", index, "version"),
+        f"{framework} {version!r} is not supported{did_you_mean(version, versions)} "
+        f"(supported: {', '.join(versions)})",
+    )
+
+
+def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
+    algorithm = spec.targets[index].algorithm
+    if algorithm not in decl.algorithms:
+        yield Issue(
+            ("targets", index, "algorithm"),
+            f"{decl.title} {decl.version} has no algorithm {algorithm!r}"
+            f"{did_you_mean(algorithm, decl.algorithms)} "
+            f"(supported: {', '.join(decl.algorithms)})",
+        )
+    if spec.model.family not in decl.model_families:
+        yield Issue(
+            ("model", "family"),
+            f"{decl.title} {decl.version} (targets[{index}]) cannot train family "
+            f"{spec.model.family!r}; it supports {', '.join(decl.model_families)}",
+        )
+
+
+CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
+    _check_project,
+    _check_action,
+    _check_prompt,
+    _check_env,
+    _check_training,
+    _check_targets,
+)

@@ -1,0 +1,201 @@
+"""The ``vlagen`` command line.
+
+Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk; 2 invalid input
+or usage. Heavy modules load inside each command, so ``vlagen --help`` imports neither pydantic
+nor jinja2 (and nothing here ever imports torch).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._version import __version__
+from .errors import SpecError, UserError
+
+_LABELS = {
+    "create": ("create", "green"),
+    "update": ("update", "yellow"),
+    "delete": ("delete", "red"),
+    "conflict": ("conflict", "red"),
+    "keep": ("keep", "cyan"),
+}
+_CHECK_LABELS = {"create": "missing", "update": "stale", "delete": "obsolete", "conflict": "edited"}
+
+
+class _Group(click.Group):
+    """Prints vlagen's user errors without a traceback and exits with their code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SpecError as exc:
+            click.echo(exc.format(), err=True)
+            count = len(exc.issues)
+            click.echo(
+                f"vlagen: {count} problem{'s' * (count != 1)} in {exc.path}; nothing was written.",
+                err=True,
+            )
+            ctx.exit(exc.exit_code)
+        except UserError as exc:
+            click.echo(f"vlagen: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except OSError as exc:
+            click.echo(
+                f"vlagen: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True
+            )
+            ctx.exit(2)
+
+
+spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+output_option = click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output directory [default: ./<project name>].",
+)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="vlagen")
+def main() -> None:
+    """Generate VLA-model + simulator adapter packages for RL post-training frameworks
+    (AReaL, RLinf, verl, siiRL) from one YAML spec."""
+
+
+def _load(spec_path: Path, out_dir: Path | None):
+    from .api import generate
+    from .load import load_spec
+
+    loaded = load_spec(spec_path)
+    output = generate(loaded.spec)
+    return output, out_dir or Path(loaded.spec.project.name)
+
+
+def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
+    counts: dict[str, int] = {}
+    for change in changes:
+        counts[change.action.value] = counts.get(change.action.value, 0) + 1
+        if change.action.value in _LABELS:
+            label, colour = _LABELS[change.action.value]
+            note = f"  ({change.reason})" if change.reason else ""
+            click.echo(f"{click.style(f'{label:<8}', fg=colour)} {change.path}{note}")
+    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
+    verb = "would change" if dry_run else "wrote"
+    click.echo(f"{verb} {out_dir}: {summary}" + (" (dry run: nothing written)" if dry_run else ""))
+
+
+@main.command()
+@spec_argument
+@output_option
+@click.option("--dry-run", is_flag=True, help="List what would be written; write nothing.")
+@click.option("--force", is_flag=True, help="Write into a non-empty directory vlagen did not make.")
+def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
+    """Generate a new adapter package from SPEC."""
+    from .api import write
+
+    output, out_dir = _load(spec, out_dir)
+    changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=True)
+    _report(changes, out_dir, dry_run=dry_run)
+
+
+@main.command()
+@spec_argument
+@output_option
+@click.option("--dry-run", is_flag=True, help="List what would change; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite generated files even if edited by hand.")
+def regen(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
+    """Rewrite a generated package from SPEC; refuses to overwrite hand edits."""
+    from .api import write
+
+    output, out_dir = _load(spec, out_dir)
+    changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=False)
+    _report(changes, out_dir, dry_run=dry_run)
+
+
+@main.command()
+@spec_argument
+def validate(spec: Path) -> None:
+    """Check SPEC and exit: 0 if valid, 2 with every problem listed if not."""
+    from .load import load_spec
+
+    loaded = load_spec(spec)
+    targets = ", ".join(f"{t.framework} {t.version}" for t in loaded.spec.targets)
+    click.echo(f"{spec}: valid ({loaded.spec.project.name}; targets: {targets})")
+
+
+@main.command()
+@spec_argument
+@output_option
+def diff(spec: Path, out_dir: Path | None) -> None:
+    """Show how the package on disk differs from what SPEC generates now (exit 1 if it does)."""
+    from .api import diff as diff_output
+
+    output, out_dir = _load(spec, out_dir)
+    diffs = diff_output(output, out_dir)
+    colours = {"+": "green", "-": "red", "@": "cyan"}
+    for lines in diffs:
+        for line in lines:
+            head = line[:3]
+            colour = None if head in ("---", "+++") else colours.get(line[:1])
+            click.echo(click.style(line, fg=colour, bold=head in ("---", "+++")), nl=False)
+    if diffs:
+        raise SystemExit(1)
+
+
+@main.command()
+@spec_argument
+@output_option
+def check(spec: Path, out_dir: Path | None) -> None:
+    """Exit 1, listing the files, if the output is stale or was edited by hand; else silent."""
+    from .api import check as check_output
+
+    output, out_dir = _load(spec, out_dir)
+    problems = check_output(output, out_dir)
+    for change in problems:
+        note = f"  ({change.reason})" if change.reason else ""
+        click.echo(f"{_CHECK_LABELS[change.action.value]:<9} {out_dir / change.path}{note}")
+    if problems:
+        raise SystemExit(1)
+
+
+@main.command()
+def schema() -> None:
+    """Print the spec's JSON Schema (draft 2020-12)."""
+    from .spec import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+
+
+@main.command()
+@click.argument("path", default="vlagen.yaml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(path: Path, force: bool) -> None:
+    """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors)."""
+    from .errors import ConflictError
+    from .render import templates_root
+    from .spec import SCHEMA_FILE, json_schema
+
+    if path.exists() and not force:
+        raise ConflictError(f"{path} exists; use --force to overwrite it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((templates_root() / "starter.yaml").read_bytes())
+    schema_path = path.parent / SCHEMA_FILE
+    schema_path.write_text(json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n")
+    click.echo(f"wrote {path} and {schema_path}; next: vlagen new {path}")
+
+
+@main.command()
+def targets() -> None:
+    """List the supported targets: framework, version line, what installs, algorithms."""
+    from .targets import all_targets
+
+    for t in all_targets():
+        click.echo(f"{t.framework} {t.version}  ({t.title}; installs {t.requirement})")
+        click.echo(f"  algorithms: {', '.join(t.algorithms)}")
+        click.echo(f"  model families: {', '.join(t.model_families)}")
+        click.echo(f"  contract: {t.contract}")

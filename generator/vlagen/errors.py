@@ -1,0 +1,91 @@
+"""vlagen's errors: one root, a branch for errors the user caused, and an exit code per class.
+
+The CLI prints any :class:`UserError` without a traceback and exits with its ``exit_code``;
+anything else is a bug in vlagen and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "ConflictError",
+    "Issue",
+    "OutputError",
+    "SpecError",
+    "UsageError",
+    "UserError",
+    "VlagenError",
+]
+
+KeyPath = tuple[str | int, ...]
+
+
+class VlagenError(Exception):
+    """Root of every error vlagen raises on purpose."""
+
+
+class UserError(VlagenError):
+    """Raised for a mistake in the user's input or files; printed without a traceback."""
+
+    exit_code = 2
+
+
+class UsageError(UserError):
+    """Raised when a command is called on something it cannot work on (exit code 2)."""
+
+
+class ConflictError(UserError):
+    """Raised when writing would overwrite a user's edit or a directory vlagen did not make.
+
+    Exit code 1, like differences and stale output: the input is valid, the disk disagrees.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, paths: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.paths = tuple(paths)
+
+    def __str__(self) -> str:
+        lines = [self.args[0], *(f"  {p}" for p in self.paths)]
+        return "\n".join(lines)
+
+
+class OutputError(UserError):
+    """Raised when a rendered path would land outside the output directory."""
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem in a spec: where it is (key path, and line/column once located) and what."""
+
+    loc: KeyPath
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def dotted(self) -> str:
+        """The key path as users write it: ``targets[0].framework``."""
+        out = ""
+        for part in self.loc:
+            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        return out or "<root>"
+
+
+class SpecError(UserError):
+    """Raised when a spec is invalid; carries every issue found, each located in the file."""
+
+    def __init__(self, path: str, issues: Sequence[Issue]) -> None:
+        self.path = path
+        self.issues = tuple(sorted(issues, key=lambda i: (i.line or 0, i.column or 0, i.dotted)))
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        """``PATH:LINE:COL: key.path: message``, one line per issue, sorted by position."""
+        return "\n".join(
+            f"{self.path}:{i.line or 1}:{i.column or 1}: {i.dotted}: {i.message}"
+            for i in self.issues
+        )

@@ -1,0 +1,185 @@
+"""load: a spec file becomes a checked :class:`Spec`, or a :class:`SpecError` naming every
+problem by ``file:line:col`` and key path."""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ValidationError
+
+from .checks import check_spec, did_you_mean
+from .errors import Issue, KeyPath, SpecError
+from .spec import SCHEMA_VERSION, Spec
+from .yamlsource import SourceMap, parse_yaml
+
+__all__ = ["LoadedSpec", "load_spec", "load_spec_text"]
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A valid spec and where it came from."""
+
+    spec: Spec
+    path: str
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read, validate and cross-check the spec at ``path``.
+
+    Raises:
+        SpecError: listing every problem, each as ``path:line:col: key.path: message``.
+    """
+    shown = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise SpecError(shown, [Issue((), f"cannot read the spec: {exc.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(shown, [Issue((), "the spec is not UTF-8 text", line, 1)]) from None
+    return load_spec_text(text, shown)
+
+
+def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:
+    """Like :func:`load_spec`, from text already read; ``path`` is used in messages."""
+    data, source = parse_yaml(text, path)
+    if not isinstance(data, dict):
+        raise SpecError(path, [Issue((), "the spec must be a mapping of sections", 1, 1)])
+    version = data.get("vlagen")
+    if version != SCHEMA_VERSION:
+        # Field errors of another schema version would only confuse; say this one thing.
+        mark = source.locate(("vlagen",))
+        found = "missing" if version is None else f"{version!r}"
+        raise SpecError(
+            path,
+            [
+                Issue(
+                    ("vlagen",),
+                    f"spec schema version is {found}; this vlagen reads `vlagen: {SCHEMA_VERSION}`",
+                    mark.line,
+                    mark.column,
+                )
+            ],
+        )
+    try:
+        spec = Spec.model_validate(data)
+    except ValidationError as exc:
+        issues = [_from_pydantic(err, data, source) for err in exc.errors()]
+        raise SpecError(path, _dedupe(issues)) from None
+    issues = [_place(issue, source) for issue in check_spec(spec)]
+    if issues:
+        raise SpecError(path, _dedupe(issues))
+    return LoadedSpec(spec, path)
+
+
+def _place(issue: Issue, source: SourceMap) -> Issue:
+    mark = source.locate(issue.loc)
+    return Issue(issue.loc, issue.message, mark.line, mark.column)
+
+
+def _dedupe(issues: list[Issue]) -> list[Issue]:
+    return list(dict.fromkeys(issues))
+
+
+def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
+    raw_loc: tuple = tuple(err["loc"])
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    loc = _data_loc(raw_loc, data, keep_last=kind in ("missing", "extra_forbidden"))
+    message = err["msg"].removeprefix("Value error, ")
+    if kind == "extra_forbidden":
+        fields = _model_fields_at(Spec, raw_loc[:-1])
+        hint = did_you_mean(str(loc[-1]), fields)
+        message = f"unknown key {loc[-1]!r}{hint}" + (
+            f" (expected one of: {', '.join(fields)})" if fields and not hint else ""
+        )
+        mark = source.locate(loc, at_key=True)
+        return Issue(loc, message, mark.line, mark.column)
+    if kind in ("missing", "union_tag_not_found"):
+        missing = loc[-1] if kind == "missing" else ctx.get("discriminator", "").strip("'")
+        if kind == "union_tag_not_found":
+            loc = (*loc, missing)
+        message = f"missing required key {missing!r}"
+    elif kind == "union_tag_invalid":
+        tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+        key = ctx.get("discriminator", "").strip("'")
+        loc = (*loc, key)
+        tag = ctx.get("tag")
+        message = (
+            f"unknown {key} {tag!r}{did_you_mean(str(tag), tags)} (expected: {', '.join(tags)})"
+        )
+    elif kind == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        message = f"{message}, got {value!r}{did_you_mean(str(value), choices)}"
+    elif not isinstance(value, dict | list):
+        message = f"{message}, got {value!r}"
+    mark = source.locate(loc)
+    return Issue(loc, message, mark.line, mark.column)
+
+
+def _data_loc(raw: tuple, data: Any, *, keep_last: bool) -> KeyPath:
+    """Drop the parts of a pydantic location that are not keys in the file (union tags,
+    validator names), so the path reads like the YAML and can be located in it."""
+    out: list[str | int] = []
+    node = data
+    for i, part in enumerate(raw):
+        last = i == len(raw) - 1
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
+            node = node[part]
+        elif not (last and keep_last):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _model_fields_at(model: type, loc: tuple) -> list[str]:
+    """Field names of the spec model found at pydantic location ``loc``, for suggestions."""
+    current: Any = model
+    for part in loc:
+        current = _step(current, part)
+        if current is None:
+            return []
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _step(tp: Any, part: str | int) -> Any:
+    tp = _unwrap(tp)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        field = tp.model_fields.get(str(part))
+        return field.annotation if field else None
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        for member in typing.get_args(tp):
+            member = _unwrap(member)
+            if isinstance(member, type) and issubclass(member, BaseModel):
+                kind = member.model_fields.get("kind")
+                tagged = kind and typing.get_origin(kind.annotation) is Literal
+                if tagged and part in typing.get_args(kind.annotation):
+                    return member
+        return None
+    if origin in (list, tuple) and isinstance(part, int):
+        args = typing.get_args(tp)
+        return args[0] if args else None
+    return None
+
+
+def _unwrap(tp: Any) -> Any:
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return _unwrap(rest[0])
+    return tp

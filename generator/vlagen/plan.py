@@ -1,0 +1,131 @@
+"""plan: everything derived from a spec, computed once, in Python, before any template runs.
+
+Templates receive a :class:`Plan` and only lay out text. The plan resolves defaults (package
+name, backend), fixes the spec hash, picks each target's declaration and lists every file to
+generate with its mode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ._version import __version__
+from .checks import PRESET_BACKENDS
+from .literals import ConstClass, py_literal, spec_classes
+from .spec import Spec
+from .targets import TargetDecl, find_target
+
+__all__ = ["Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
+
+MANIFEST_PATH = ".vlagen/manifest.json"
+
+
+class Mode(str, Enum):
+    """Who owns a generated file after it is written."""
+
+    GENERATED = "generated"  #: vlagen's: rewritten on regen; a hand edit is detected
+    SCAFFOLD = "scaffold"  #: written once if absent; the user's from then on
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    path: str
+    template: str
+    mode: Mode = Mode.GENERATED
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedTarget:
+    decl: TargetDecl
+    algorithm: str
+
+    @property
+    def algorithm_config(self) -> str:
+        return self.decl.algorithms[self.algorithm]
+
+
+@dataclass(frozen=True)
+class Plan:
+    spec: Spec  #: the resolved spec: derivable defaults filled in
+    spec_hash: str  #: sha256 of the resolved spec's canonical JSON
+    spec_json: str  #: that canonical JSON, pretty-printed, as ``spec.json`` carries it
+    vlagen_version: str
+    package: str
+    targets: tuple[PlannedTarget, ...]
+    classes: tuple[ConstClass, ...]  #: dataclasses mirroring the spec models, for spec.py
+    spec_literal: str  #: a Python expression building the resolved spec from those classes
+    files: tuple[PlannedFile, ...]
+
+    @property
+    def short_hash(self) -> str:
+        return self.spec_hash[:16]
+
+    @property
+    def generated_paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files if f.mode is Mode.GENERATED)
+
+
+def canonical_json(data: Any) -> str:
+    """The one serialization the spec hash is taken over (the generated tests redo it)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def make_plan(spec: Spec) -> Plan:
+    """Derive the plan of a spec that :func:`vlagen.load.load_spec` accepted."""
+    resolved = _resolve(spec)
+    data = resolved.model_dump(mode="json")
+    spec_hash = hashlib.sha256(canonical_json(data).encode()).hexdigest()
+    package = resolved.project.import_name
+    targets = tuple(
+        PlannedTarget(_decl(t.framework, t.version), t.algorithm) for t in resolved.targets
+    )
+    spec_json = json.dumps(
+        {"generated_by": f"vlagen {__version__}", "spec": data, "spec_hash": spec_hash},
+        sort_keys=True,
+        indent=2,
+        ensure_ascii=False,
+    )
+    return Plan(
+        spec=resolved,
+        spec_hash=spec_hash,
+        spec_json=spec_json + "\n",
+        vlagen_version=__version__,
+        package=package,
+        targets=targets,
+        classes=spec_classes(Spec),
+        spec_literal=py_literal(resolved),
+        files=_core_files(package),
+    )
+
+
+def _resolve(spec: Spec) -> Spec:
+    project = spec.project.model_copy(update={"package": spec.project.import_name})
+    backend = spec.env.backend or PRESET_BACKENDS[spec.env.preset]
+    env = spec.env.model_copy(update={"backend": backend})
+    return spec.model_copy(update={"project": project, "env": env})
+
+
+def _decl(framework: str, version: str) -> TargetDecl:
+    decl = find_target(framework, version)
+    if decl is None:  # load_spec rejects these; reaching here is a bug
+        raise LookupError(f"no target {framework}@{version}")
+    return decl
+
+
+def _core_files(package: str) -> tuple[PlannedFile, ...]:
+    """The files every generated package has. Env, model and target files join as folders."""
+    src = f"src/{package}"
+    return (
+        PlannedFile(".gitattributes", "package/gitattributes.jinja"),
+        PlannedFile("README.md", "package/README.md.jinja"),
+        PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
+        PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),
+        PlannedFile(f"{src}/spec.json", "package/src/spec.json.jinja"),
+        PlannedFile(f"{src}/spec.py", "package/src/spec.py.jinja"),
+        PlannedFile("tests/test_spec.py", "package/tests/test_spec.py.jinja"),
+    )

@@ -1,0 +1,400 @@
+"""The spec: one YAML file describing a VLA model, an environment and the target frameworks.
+
+Every model forbids unknown keys and documents every field, so ``vlagen schema`` is the full
+reference. Checks that involve one field live here as types; checks across fields (an action
+chunk the env cannot take, a model family a framework cannot train) live in :mod:`vlagen.checks`
+so that all of them are reported together with their positions in the file.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import string
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from .targets import framework_names
+
+SCHEMA_VERSION = 1
+
+_DIST_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_VERSION = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?$")
+_SPDX = re.compile(r"^[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*$")
+
+
+SCHEMA_FILE = "vlagen.schema.json"
+
+
+class StrictModel(BaseModel):
+    """Base of every spec section: unknown keys are errors, NaN and infinity are refused,
+    and text is printable UTF-8 (it will land in source files)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable_text(cls, value: Any) -> Any:
+        for text in value if isinstance(value, list | tuple) else (value,):
+            if isinstance(text, str):
+                _check_text(text)
+        return value
+
+
+def _check_text(text: str) -> None:
+    for ch in text:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            raise ValueError("contains a lone surrogate, which is not valid Unicode text")
+        if (code < 0x20 and ch not in "\t\n") or 0x7F <= code < 0xA0:
+            raise ValueError(f"contains the control character U+{code:04X}")
+
+
+def json_schema() -> dict[str, Any]:
+    """The spec's JSON Schema (draft 2020-12), as ``vlagen schema`` prints it."""
+    return Spec.model_json_schema()
+
+
+def _identifier(value: str) -> str:
+    if not _IDENT.match(value) or keyword.iskeyword(value):
+        raise ValueError(
+            f"{value!r} is not a valid Python identifier "
+            "(letters, digits and underscores, not starting with a digit, not a keyword)"
+        )
+    return value
+
+
+def _package_name(value: str) -> str:
+    _identifier(value)
+    if value != value.lower():
+        raise ValueError(f"{value!r}: an import package name is lowercase (PEP 8)")
+    return value
+
+
+def _dist_name(value: str) -> str:
+    if not _DIST_NAME.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid distribution name (letters, digits, '.', '_' and '-', "
+            "starting and ending with a letter or digit)"
+        )
+    return value
+
+
+def _single_line(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise ValueError("must be a single line")
+    return value
+
+
+def _version_text(value: Any) -> Any:
+    """YAML reads ``0.2`` as a float; a version written that way is ambiguous (0.10 == 0.1)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(
+            f"write the version as a quoted string, e.g. '{value}' "
+            "(YAML reads an unquoted version as a number: 0.10 would become 0.1)"
+        )
+    return value
+
+
+def _pep440(value: str) -> str:
+    if not _VERSION.match(value):
+        raise ValueError(f"{value!r} is not a PEP 440 version such as '0.1.0'")
+    return value
+
+
+Identifier = Annotated[str, AfterValidator(_identifier)]
+PackageName = Annotated[str, AfterValidator(_package_name)]
+DistName = Annotated[str, AfterValidator(_dist_name)]
+OneLine = Annotated[str, AfterValidator(_single_line)]
+VersionText = Annotated[str, BeforeValidator(_version_text)]
+PositiveInt = Annotated[int, Field(ge=1)]
+Framework = Literal[framework_names()]  # type: ignore[valid-type]
+
+
+class Project(StrictModel):
+    """The generated Python distribution."""
+
+    name: DistName = Field(
+        description="Distribution name (pip install NAME), also the default output directory."
+    )
+    package: PackageName | None = Field(
+        default=None,
+        description="Import package name; defaults to `name` lowercased with '-' and '.' as '_'.",
+    )
+    version: Annotated[VersionText, AfterValidator(_pep440)] = Field(
+        default="0.1.0", description="Version of the generated distribution (PEP 440)."
+    )
+    description: OneLine = Field(default="", description="One-line summary for the package.")
+    license: Annotated[str, Field(pattern=_SPDX.pattern)] = Field(
+        default="Apache-2.0", description="SPDX license expression of the generated package."
+    )
+
+    @property
+    def import_name(self) -> str:
+        """The import package name, given or derived from the distribution name."""
+        return self.package or re.sub(r"[-.]+", "_", self.name).lower()
+
+
+class Normalization(StrictModel):
+    """Per-dimension action statistics, OpenVLA style: actions are mapped from [q01, q99]
+    to [-1, 1] on the dimensions where `mask` is true (the gripper usually is not)."""
+
+    q01: list[float] = Field(description="1st percentile of each action dimension.")
+    q99: list[float] = Field(description="99th percentile of each action dimension.")
+    mask: list[bool] | None = Field(
+        default=None, description="Which dimensions to normalize; default: all."
+    )
+
+
+class ModelAction(StrictModel):
+    """What the policy outputs per decision."""
+
+    dim: PositiveInt = Field(description="Action dimensions per step (7 for LIBERO's delta EE).")
+    chunk: PositiveInt = Field(
+        default=1, description="Steps predicted per decision (RLinf `num_action_chunks`)."
+    )
+    bins: Annotated[int, Field(ge=2, le=4096)] = Field(
+        default=256, description="Discretization bins per dimension for token-based families."
+    )
+    normalization: Normalization | None = Field(
+        default=None, description="Statistics to un-normalize actions; none means identity."
+    )
+
+
+class Lora(StrictModel):
+    """Low-rank adapters trained instead of the full weights."""
+
+    rank: PositiveInt = Field(default=32, description="LoRA rank r.")
+    alpha: PositiveInt = Field(default=32, description="LoRA scaling alpha.")
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
+        default=0.0, description="Dropout on the LoRA path."
+    )
+    target_modules: list[str] | Literal["all-linear"] = Field(
+        default="all-linear", description="Module names to adapt, or 'all-linear'."
+    )
+
+
+class Model(StrictModel):
+    """The vision-language-action policy."""
+
+    name: OneLine = Field(description="Human-readable model name, used in logs and READMEs.")
+    family: Literal["openvla", "openvla_oft", "waypoint", "custom"] = Field(
+        description="How actions are decoded: OpenVLA autoregressive tokens, OpenVLA-OFT "
+        "parallel chunks, driving waypoints, or your own module."
+    )
+    checkpoint: Annotated[str, Field(min_length=1)] = Field(
+        description="Hub id ('openvla/openvla-7b') or local path of the weights."
+    )
+    dtype: Literal["bfloat16", "float16", "float32"] = Field(
+        default="bfloat16", description="Weights and compute dtype on GPU."
+    )
+    image_size: tuple[PositiveInt, PositiveInt] = Field(
+        default=(224, 224), description="Model input image size [height, width]."
+    )
+    prompt_template: str = Field(
+        default="In: What action should the robot take to {task}?\nOut:",
+        description="Prompt with a `{task}` placeholder for each env's task text.",
+    )
+    action: ModelAction = Field(description="The action head's output.")
+    unnorm_key: str | None = Field(
+        default=None,
+        description="Key into the checkpoint's own action statistics (OpenVLA `norm_stats`), "
+        "used when `action.normalization` is not given.",
+    )
+    lora: Lora | None = Field(default=None, description="LoRA settings; none trains all weights.")
+    value_head: bool = Field(
+        default=False, description="Add a value head (needed by PPO-style critics)."
+    )
+    class_path: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$",
+        description="`module:Class` of your torch module; required when family is 'custom'.",
+    )
+
+    @model_validator(mode="after")
+    def _custom_needs_class(self) -> Model:
+        if (self.family == "custom") != (self.class_path is not None):
+            raise ValueError("`class_path` is required for family 'custom' and only for it")
+        return self
+
+    @property
+    def prompt_fields(self) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(self.prompt_template) if f is not None}
+
+
+class Camera(StrictModel):
+    """One camera; observations carry it as uint8 [num_envs, height, width, 3]."""
+
+    name: Identifier = Field(description="Camera name, e.g. 'agentview' or 'front'.")
+    height: PositiveInt = Field(description="Image height in pixels.")
+    width: PositiveInt = Field(description="Image width in pixels.")
+    role: Literal["main", "wrist", "extra"] = Field(
+        default="main",
+        description="How frameworks see it: RLinf's main_images / wrist_images / "
+        "extra_view_images.",
+    )
+
+
+class ContinuousAction(StrictModel):
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+
+    kind: Literal["continuous"]
+    dim: PositiveInt = Field(description="Number of control channels.")
+
+
+class DeltaEEAction(StrictModel):
+    """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill pd_ee_delta_pose)."""
+
+    kind: Literal["delta_ee"]
+    dim: PositiveInt = Field(default=7, description="6 pose deltas + 1 gripper by default.")
+    binarize_gripper: bool = Field(
+        default=True, description="Map the last channel to -1/+1 (open/close)."
+    )
+
+
+class WaypointAction(StrictModel):
+    """Future waypoints turned into controls by a tracking controller (driving)."""
+
+    kind: Literal["waypoints"]
+    num_waypoints: PositiveInt = Field(description="K waypoints per decision.")
+    point_dim: Literal[2, 3] = Field(default=3, description="2 for (x, y), 3 for (x, y, heading).")
+    controller: Literal["pure_pursuit", "pid"] = Field(
+        default="pure_pursuit", description="Tracks the waypoints with this controller."
+    )
+
+    @property
+    def dim(self) -> int:
+        return self.point_dim
+
+
+class DiscreteAction(StrictModel):
+    """Discrete choices per channel, e.g. highway-env meta-actions."""
+
+    kind: Literal["discrete"]
+    dim: PositiveInt = Field(default=1, description="Number of discrete channels.")
+    choices: Annotated[int, Field(ge=2)] = Field(description="Choices per channel.")
+
+
+EnvAction = Annotated[
+    ContinuousAction | DeltaEEAction | WaypointAction | DiscreteAction,
+    Field(discriminator="kind"),
+]
+
+
+class RewardTerm(StrictModel):
+    """One term of the shaped reward; the reward is the weighted sum of all terms."""
+
+    name: Identifier = Field(description="Term name, reported per episode.")
+    weight: float = Field(default=1.0, description="Weight in the sum.")
+    source: Literal["env", "info", "success", "collision", "progress", "action_magnitude"] = Field(
+        default="env",
+        description="Where the value comes from: the backend's reward, an `info` key, or a "
+        "built-in term.",
+    )
+    key: str | None = Field(default=None, description="The `info` key, for source 'info'.")
+
+    @model_validator(mode="after")
+    def _info_needs_key(self) -> RewardTerm:
+        if (self.source == "info") != (self.key is not None):
+            raise ValueError("`key` is required for source 'info' and only for it")
+        return self
+
+
+Preset = Literal[
+    "synthetic", "highway", "pusht", "libero", "maniskill", "navsim", "bench2drive", "custom"
+]
+Backend = Literal[
+    "synthetic", "gymnasium", "libero", "maniskill", "navsim", "bench2drive", "custom"
+]
+
+
+class Env(StrictModel):
+    """The simulation environment, as the policy sees it."""
+
+    preset: Preset = Field(description="Conventions and loader of a known simulator.")
+    backend: Backend | None = Field(
+        default=None,
+        description="What actually runs: the preset's simulator (default) or 'synthetic' "
+        "(random observations of the same shapes, for tests).",
+    )
+    num_envs: PositiveInt = Field(description="Parallel environments per env worker.")
+    max_episode_steps: PositiveInt = Field(description="Steps before an episode is truncated.")
+    cameras: list[Camera] = Field(min_length=1, description="Cameras in the observation.")
+    state_dim: Annotated[int, Field(ge=0)] = Field(
+        default=0, description="Proprioceptive state size; 0 for none."
+    )
+    task: OneLine = Field(
+        description="Default task text, fed to the prompt's `{task}` placeholder."
+    )
+    task_suite: str | None = Field(
+        default=None, description="Task suite of the preset, e.g. 'libero_spatial'."
+    )
+    action: EnvAction = Field(description="What the backend takes, by `kind`.")
+    rewards: list[RewardTerm] = Field(
+        default_factory=lambda: [RewardTerm(name="env_reward")],
+        description="Reward terms; default: the backend's own reward.",
+    )
+
+
+class Target(StrictModel):
+    """One RL framework to generate an adapter for."""
+
+    framework: Framework = Field(description="The framework (`vlagen targets` lists them).")
+    version: VersionText = Field(description="Its version line, e.g. '0.3'.")
+    algorithm: str = Field(description="The RL algorithm, in the framework's own name.")
+
+
+class Training(StrictModel):
+    """RL hyper-parameters shared by every target (each maps them to its own config keys)."""
+
+    seed: Annotated[int, Field(ge=0)] = Field(default=42, description="Global random seed.")
+    learning_rate: Annotated[float, Field(gt=0)] = Field(
+        default=1e-5, description="Actor learning rate."
+    )
+    train_batch_size: PositiveInt = Field(
+        default=64, description="Tasks (prompts) per training step."
+    )
+    mini_batch_size: PositiveInt = Field(default=16, description="Tasks per optimizer step.")
+    micro_batch_size_per_gpu: PositiveInt = Field(
+        default=2, description="Samples per forward/backward pass on one GPU."
+    )
+    group_size: PositiveInt = Field(
+        default=8, description="Rollouts per task (GRPO group; verl `rollout.n`)."
+    )
+
+
+class Resources(StrictModel):
+    """The cluster a training run uses."""
+
+    nodes: PositiveInt = Field(default=1, description="Number of machines.")
+    gpus_per_node: PositiveInt = Field(default=8, description="GPUs on each machine.")
+
+
+class Spec(StrictModel):
+    """A vlagen spec: everything needed to generate an adapter package."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        frozen=True,
+        title="vlagen spec",
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
+    )
+
+    vlagen: Literal[1] = Field(description="Spec schema version; this vlagen reads 1.")
+    project: Project = Field(description="The generated Python distribution.")
+    model: Model = Field(description="The VLA policy.")
+    env: Env = Field(description="The simulation environment.")
+    targets: list[Target] = Field(min_length=1, description="Frameworks to generate for.")
+    training: Training = Field(default_factory=Training, description="RL hyper-parameters.")
+    resources: Resources = Field(default_factory=Resources, description="Cluster resources.")

@@ -1,0 +1,17 @@
+"""RLinf 0.3: models register through ``register_model``; envs are duck-typed gym envs."""
+
+from . import TargetDecl
+from ._rlinf import RLINF_ALGORITHMS, rlinf_checks
+
+TARGET = TargetDecl(
+    framework="rlinf",
+    version="0.3",
+    title="RLinf",
+    requirement="rlinf==0.3.0",
+    algorithms=RLINF_ALGORITHMS,
+    # 0.3 resolves models through a registry, so any policy the package builds can register.
+    model_families=("openvla", "openvla_oft", "waypoint", "custom"),
+    contract="env class with reset() and chunk_step(actions[N, C, A]); BasePolicy with "
+    "predict_action_batch/default_forward",
+    checks=rlinf_checks,
+)
