@@ -25,7 +25,7 @@ def py_literal(value: Any) -> str:
     """A Python expression that evaluates to ``value`` (models become constructor calls)."""
     if isinstance(value, BaseModel):
         args = ", ".join(
-            f"{name}={py_literal(getattr(value, name))}" for name in value.model_fields
+            f"{name}={py_literal(getattr(value, name))}" for name in type(value).model_fields
         )
         return f"{type(value).__name__}({args})"
     if value is None or isinstance(value, bool | int | str):

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OutputError, UsageError
-from .plan import MANIFEST_PATH, Mode, Plan
-from .tree import FileTree, safe_relpath
+from .plan import MANIFEST_PATH, Plan
+from .tree import FileTree, Mode, safe_relpath
 
 __all__ = ["FileRecord", "Manifest"]
 

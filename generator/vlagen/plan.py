@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from ._version import __version__
@@ -18,17 +17,11 @@ from .checks import PRESET_BACKENDS
 from .literals import ConstClass, py_literal, spec_classes
 from .spec import Spec
 from .targets import TargetDecl, find_target
+from .tree import Mode
 
 __all__ = ["Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
 
 MANIFEST_PATH = ".vlagen/manifest.json"
-
-
-class Mode(str, Enum):
-    """Who owns a generated file after it is written."""
-
-    GENERATED = "generated"  #: vlagen's: rewritten on regen; a hand edit is detected
-    SCAFFOLD = "scaffold"  #: written once if absent; the user's from then on
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 import jinja2
 
 from .literals import docstring, md_text, py_literal, toml_literal
-from .plan import Mode, Plan
-from .tree import File, FileTree
+from .plan import Plan
+from .tree import File, FileTree, Mode
 
 __all__ = ["provenance_header", "render_plan", "templates_root"]
 

@@ -248,14 +248,14 @@ class Camera(StrictModel):
 class ContinuousAction(StrictModel):
     """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
 
-    kind: Literal["continuous"]
+    kind: Literal["continuous"] = Field(description="Selects this action kind.")
     dim: PositiveInt = Field(description="Number of control channels.")
 
 
 class DeltaEEAction(StrictModel):
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill pd_ee_delta_pose)."""
 
-    kind: Literal["delta_ee"]
+    kind: Literal["delta_ee"] = Field(description="Selects this action kind.")
     dim: PositiveInt = Field(default=7, description="6 pose deltas + 1 gripper by default.")
     binarize_gripper: bool = Field(
         default=True, description="Map the last channel to -1/+1 (open/close)."
@@ -265,7 +265,7 @@ class DeltaEEAction(StrictModel):
 class WaypointAction(StrictModel):
     """Future waypoints turned into controls by a tracking controller (driving)."""
 
-    kind: Literal["waypoints"]
+    kind: Literal["waypoints"] = Field(description="Selects this action kind.")
     num_waypoints: PositiveInt = Field(description="K waypoints per decision.")
     point_dim: Literal[2, 3] = Field(default=3, description="2 for (x, y), 3 for (x, y, heading).")
     controller: Literal["pure_pursuit", "pid"] = Field(
@@ -280,7 +280,7 @@ class WaypointAction(StrictModel):
 class DiscreteAction(StrictModel):
     """Discrete choices per channel, e.g. highway-env meta-actions."""
 
-    kind: Literal["discrete"]
+    kind: Literal["discrete"] = Field(description="Selects this action kind.")
     dim: PositiveInt = Field(default=1, description="Number of discrete channels.")
     choices: Annotated[int, Field(ge=2)] = Field(description="Choices per channel.")
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from .errors import ConflictError, OutputError
 from .manifest import Manifest
-from .plan import MANIFEST_PATH, Mode
-from .tree import File, FileTree
+from .plan import MANIFEST_PATH
+from .tree import File, FileTree, Mode
 
 __all__ = ["Action", "Change", "apply_changes", "compare", "unified_diff"]
 

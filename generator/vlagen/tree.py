@@ -5,12 +5,19 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import PurePosixPath
 
 from .errors import OutputError
-from .plan import Mode
 
-__all__ = ["File", "FileTree", "safe_relpath"]
+__all__ = ["File", "FileTree", "Mode", "safe_relpath"]
+
+
+class Mode(str, Enum):
+    """Who owns a generated file after it is written."""
+
+    GENERATED = "generated"  #: vlagen's: rewritten on regen; a hand edit is detected
+    SCAFFOLD = "scaffold"  #: written once if absent; the user's from then on
 
 
 @dataclass(frozen=True)

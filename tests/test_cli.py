@@ -1,0 +1,223 @@
+"""The CLI's contract: exit codes, what each command writes, and what it refuses to do."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from conftest import MINIMAL_SPEC, SPECS
+from vlagen.cli import main
+
+RENAMED = MINIMAL_SPEC.replace("name: tiny-vla", "name: tiny-vla\n  package: renamed")
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    result = runner.invoke(main, ["new", str(spec), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "create   src/tiny_vla/spec.py" in result.output
+
+    assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
+
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# my tweak\n")
+    check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
+    assert check.exit_code == 1
+    assert f"edited    {edited}  (edited by hand)" in check.output
+
+    diff = runner.invoke(main, ["diff", str(spec), "-o", str(out)])
+    assert diff.exit_code == 1
+    assert "--- a/src/tiny_vla/spec.py" in diff.output
+    assert "-# my tweak" in diff.output
+
+    refused = runner.invoke(main, ["regen", str(spec), "-o", str(out)])
+    assert refused.exit_code == 1
+    assert "src/tiny_vla/spec.py: edited by hand" in refused.output
+    assert edited.read_text().endswith("# my tweak\n"), "a refused regen must not touch the edit"
+
+    forced = runner.invoke(main, ["regen", str(spec), "-o", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["diff", str(spec), "-o", str(out)]).output == ""
+
+
+def test_default_output_dir_is_the_project_name(runner, spec_file, tmp_path, monkeypatch) -> None:
+    spec = spec_file()
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(main, ["new", str(spec)]).exit_code == 0
+    assert (tmp_path / "tiny-vla" / ".vlagen" / "manifest.json").is_file()
+
+
+def test_two_runs_are_byte_identical(runner, tmp_path) -> None:
+    for spec in SPECS:
+        a, b = tmp_path / spec.stem / "a", tmp_path / spec.stem / "b"
+        assert runner.invoke(main, ["new", str(spec), "-o", str(a)]).exit_code == 0
+        assert runner.invoke(main, ["new", str(spec), "-o", str(b)]).exit_code == 0
+        assert _files(a) == _files(b)
+
+
+def test_dry_run_writes_nothing(runner, spec_file, tmp_path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["new", str(spec_file()), "-o", str(out), "--dry-run"])
+    assert result.exit_code == 0
+    assert "create   pyproject.toml" in result.output
+    assert "dry run: nothing written" in result.output
+    assert not out.exists()
+
+
+def test_new_refuses_a_foreign_non_empty_dir(runner, spec_file, tmp_path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    refused = runner.invoke(main, ["new", str(spec_file()), "-o", str(out)])
+    assert refused.exit_code == 1
+    assert "vlagen did not make it" in refused.output
+    assert _files(out) == {"notes.txt": b"mine"}
+    forced = runner.invoke(main, ["new", str(spec_file()), "-o", str(out), "--force"])
+    assert forced.exit_code == 0
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_new_over_its_own_output_is_a_regen(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    again = runner.invoke(main, ["new", str(spec), "-o", str(out)])
+    assert again.exit_code == 0
+    assert "unchanged" in again.output
+
+
+def test_regen_needs_a_vlagen_output(runner, spec_file, tmp_path) -> None:
+    result = runner.invoke(main, ["regen", str(spec_file()), "-o", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not a vlagen output" in result.output
+
+
+def test_regen_removes_files_no_longer_generated(runner, spec_file, tmp_path) -> None:
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec_file()), "-o", str(out)]).exit_code == 0
+    renamed = spec_file(RENAMED)
+    stale = runner.invoke(main, ["check", str(renamed), "-o", str(out)])
+    assert stale.exit_code == 1
+    assert "obsolete" in stale.output and "missing" in stale.output
+    result = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "delete   src/tiny_vla/spec.py" in result.output
+    assert not (out / "src" / "tiny_vla").exists(), "emptied package directory is pruned"
+    assert (out / "src" / "renamed" / "spec.py").is_file()
+
+
+def test_regen_refuses_to_delete_an_edited_obsolete_file(runner, spec_file, tmp_path) -> None:
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec_file()), "-o", str(out)]).exit_code == 0
+    (out / "src/tiny_vla/spec.py").write_text("# mine now\n")
+    renamed = spec_file(RENAMED)
+    result = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
+    assert result.exit_code == 1
+    assert "no longer generated, but edited by hand" in result.output
+    assert (out / "src/tiny_vla/spec.py").read_text() == "# mine now\n"
+    assert not (out / "src" / "renamed").exists(), "a refused regen writes nothing"
+
+
+def test_invalid_spec_exits_2_and_writes_nothing(runner, spec_file, tmp_path) -> None:
+    out = tmp_path / "out"
+    spec = spec_file(MINIMAL_SPEC.replace("num_envs: 2", "num_envs: -1"))
+    for command in (["new", str(spec), "-o", str(out)], ["validate", str(spec)]):
+        result = runner.invoke(main, command)
+        assert result.exit_code == 2
+        assert f"{spec}:13:13: env.num_envs: Input should be greater than or equal to 1" in (
+            result.output
+        )
+        assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_validate_ok(runner) -> None:
+    for spec in SPECS:
+        result = runner.invoke(main, ["validate", str(spec)])
+        assert result.exit_code == 0
+        assert "valid" in result.output
+
+
+def test_usage_errors_exit_2(runner) -> None:
+    assert runner.invoke(main, ["new"]).exit_code == 2
+    assert runner.invoke(main, ["frobnicate"]).exit_code == 2
+
+
+def test_schema_is_draft_2020_12_and_accepts_the_examples(runner) -> None:
+    result = runner.invoke(main, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for spec in SPECS:
+        validator.validate(yaml.safe_load(spec.read_text()))
+    assert not validator.is_valid({"vlagen": 1, "project": {"name": "x", "nope": 1}})
+
+
+def test_every_schema_property_is_documented(runner) -> None:
+    schema = json.loads(runner.invoke(main, ["schema"]).output)
+    undocumented = [
+        f"{model}.{name}"
+        for model, definition in [("Spec", schema), *schema["$defs"].items()]
+        for name, prop in definition.get("properties", {}).items()
+        if not (prop.get("description") or _referenced(schema, prop).get("description"))
+    ]
+    assert undocumented == []
+
+
+def _referenced(schema: dict, prop: dict) -> dict:
+    ref = prop.get("$ref", "")
+    return schema["$defs"][ref.rsplit("/", 1)[-1]] if ref else {}
+
+
+def test_committed_schema_is_current(runner) -> None:
+    committed = (SPECS[0].parent / "vlagen.schema.json").read_text()
+    assert committed == runner.invoke(main, ["schema"]).output
+
+
+def test_init_writes_a_valid_starter(runner, tmp_path) -> None:
+    path = tmp_path / "new" / "spec.yaml"
+    assert runner.invoke(main, ["init", str(path)]).exit_code == 0
+    assert path.read_text().startswith("# yaml-language-server: $schema=vlagen.schema.json\n")
+    assert json.loads((path.parent / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
+    assert runner.invoke(main, ["validate", str(path)]).exit_code == 0
+    refused = runner.invoke(main, ["init", str(path)])
+    assert refused.exit_code == 1 and "exists" in refused.output
+
+
+def test_targets_lists_every_declared_target(runner) -> None:
+    result = runner.invoke(main, ["targets"])
+    assert result.exit_code == 0
+    for line in ("siirl 0.2", "rlinf 0.2", "rlinf 0.3", "verl 0.7", "areal 1.0"):
+        assert line in result.output
+
+
+def _modules_after(args: list[str]) -> set[str]:
+    code = (
+        "import sys\nfrom vlagen.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split()[-1:] and done.stdout.splitlines()[-1].split())
+
+
+def test_help_is_light_and_nothing_imports_torch(tmp_path) -> None:
+    help_modules = _modules_after(["--help"])
+    assert not {"torch", "pydantic", "jinja2"} & help_modules
+    spec, out = str(SPECS[0]), str(tmp_path / "out")
+    subprocess.run(
+        [sys.executable, "-m", "vlagen", "new", spec, "-o", out], check=True, capture_output=True
+    )
+    for args in (["validate", spec], ["check", spec, "-o", out], ["diff", spec, "-o", out]):
+        assert "torch" not in _modules_after(args), args

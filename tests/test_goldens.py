@@ -1,0 +1,76 @@
+"""The committed outputs of the example specs are exactly what vlagen generates now, are
+ruff-clean, and pass their own tests. Refresh them with ``python tests/refresh_goldens.py``."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import GOLDENS, SPECS
+from refresh_goldens import render_example
+
+IGNORED = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not IGNORED & set(p.relative_to(root).parts)
+    }
+
+
+def test_every_spec_has_a_golden_and_every_golden_a_spec() -> None:
+    goldens = {p.name for p in GOLDENS.iterdir() if p.is_dir()}
+    assert goldens == {s.stem for s in SPECS}
+    assert len(SPECS) >= 3
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_golden_is_byte_identical(spec: Path, tmp_path: Path) -> None:
+    fresh = tmp_path / spec.stem
+    render_example(spec, fresh)
+    expected, actual = _tree(GOLDENS / spec.stem), _tree(fresh)
+    problems = []
+    for path in sorted(expected.keys() | actual.keys()):
+        if expected.get(path) == actual.get(path):
+            continue
+        old = expected.get(path, b"").decode(errors="replace").splitlines(keepends=True)
+        new = actual.get(path, b"").decode(errors="replace").splitlines(keepends=True)
+        problems.append("".join(difflib.unified_diff(old, new, f"golden/{path}", f"now/{path}")))
+    assert not problems, (
+        "generated_examples/ is stale; run `python tests/refresh_goldens.py` and review:\n"
+        + "\n".join(problems)
+    )
+
+
+def test_goldens_are_ruff_clean() -> None:
+    for args in (["check"], ["format", "--check"]):
+        for golden in sorted(p for p in GOLDENS.iterdir() if p.is_dir()):
+            # Run inside each example so its own pyproject.toml is the ruff config.
+            done = subprocess.run(
+                [sys.executable, "-m", "ruff", *args, "--no-cache", "."],
+                cwd=golden,
+                capture_output=True,
+                text=True,
+            )
+            assert done.returncode == 0, f"ruff {args} in {golden.name}:\n{done.stdout}"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_golden_package_tests_pass(spec: Path) -> None:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=GOLDENS / spec.stem,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " passed" in done.stdout
