@@ -8,6 +8,7 @@ sees every problem at once.
 from __future__ import annotations
 
 import difflib
+import keyword
 import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -52,8 +53,10 @@ def check_spec(spec: Spec) -> list[Issue]:
 
 
 def _check_project(spec: Spec) -> Iterator[Issue]:
+    if spec.project.package is not None:
+        return  # validated as a field
     name = spec.project.import_name
-    if spec.project.package is None and not (name.isidentifier() and name.isascii()):
+    if not name.isidentifier() or keyword.iskeyword(name):
         yield Issue(
             ("project", "name"),
             f"the import package derived from the name, {name!r}, is not a valid Python "

@@ -91,7 +91,7 @@ def _dist_name(value: str) -> str:
 
 
 def _single_line(value: str) -> str:
-    if "\n" in value or "\r" in value:
+    if any(sep in value for sep in ("\n", "\r", "\u2028", "\u2029")):
         raise ValueError("must be a single line")
     return value
 

@@ -53,6 +53,7 @@ def parse_yaml(text: str, path: str) -> tuple[Any, SourceMap]:
     Raises:
         SpecError: on a syntax error, a duplicate key or a non-string key.
     """
+    _check_encodable(text, path)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -67,11 +68,31 @@ def parse_yaml(text: str, path: str) -> tuple[Any, SourceMap]:
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
         issue = Issue((), f"YAML syntax: {problem}", where.line, where.column)
         raise SpecError(path, [issue]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids; it carries no mark
+        line, column = _position(text, exc.position)
+        what = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
+        message = f"the character {what} is not allowed in YAML text; remove it or escape it"
+        raise SpecError(path, [Issue((), message, line, column)]) from None
     finally:
         loader.dispose()
     if issues:
         raise SpecError(path, issues)
     return data, source
+
+
+def _check_encodable(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line, column = _position(text, exc.start)
+        issue = Issue((), f"U+{ord(text[exc.start]):04X} is not valid Unicode text", line, column)
+        raise SpecError(path, [issue]) from None
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of character ``offset`` in ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues: list) -> Any:
