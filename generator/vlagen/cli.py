@@ -76,6 +76,14 @@ def _load(spec_path: Path, out_dir: Path | None):
     return output, out_dir or Path(loaded.spec.project.name)
 
 
+def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
+    from .api import write
+
+    output, out_dir = _load(spec, out_dir)
+    changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
+    _report(changes, out_dir, dry_run=dry_run)
+
+
 def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
     counts: dict[str, int] = {}
     for change in changes:
@@ -96,11 +104,7 @@ def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
 @click.option("--force", is_flag=True, help="Write into a non-empty directory vlagen did not make.")
 def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
     """Generate a new adapter package from SPEC."""
-    from .api import write
-
-    output, out_dir = _load(spec, out_dir)
-    changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=True)
-    _report(changes, out_dir, dry_run=dry_run)
+    _write(spec, out_dir, dry_run=dry_run, force=force, fresh=True)
 
 
 @main.command()
@@ -110,11 +114,7 @@ def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
 @click.option("--force", is_flag=True, help="Overwrite generated files even if edited by hand.")
 def regen(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
     """Rewrite a generated package from SPEC; refuses to overwrite hand edits."""
-    from .api import write
-
-    output, out_dir = _load(spec, out_dir)
-    changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=False)
-    _report(changes, out_dir, dry_run=dry_run)
+    _write(spec, out_dir, dry_run=dry_run, force=force, fresh=False)
 
 
 @main.command()

@@ -10,6 +10,11 @@ from ..errors import Issue
 if TYPE_CHECKING:
     from ..spec import Spec
 
+RLINF_CONTRACT = (
+    "env class with reset() and chunk_step(actions[N, C, A]); BasePolicy with "
+    "predict_action_batch/default_forward"
+)
+
 # algorithm.adv_type, each with the algorithm.loss_type it pairs with in RLinf's examples.
 RLINF_ALGORITHMS = {
     "gae": "algorithm.adv_type=gae, loss_type=actor_critic (PPO; needs a value head)",

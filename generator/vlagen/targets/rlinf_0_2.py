@@ -1,7 +1,7 @@
 """RLinf 0.2: models are a closed Enum (``SupportedModel``), so only its built-in VLAs train."""
 
 from . import TargetDecl
-from ._rlinf import RLINF_ALGORITHMS, rlinf_checks
+from ._rlinf import RLINF_ALGORITHMS, RLINF_CONTRACT, rlinf_checks
 
 TARGET = TargetDecl(
     framework="rlinf",
@@ -10,7 +10,6 @@ TARGET = TargetDecl(
     requirement="rlinf==0.2",
     algorithms=RLINF_ALGORITHMS,
     model_families=("openvla", "openvla_oft"),
-    contract="env class with reset() and chunk_step(actions[N, C, A]); BasePolicy with "
-    "predict_action_batch/default_forward",
+    contract=RLINF_CONTRACT,
     checks=rlinf_checks,
 )

@@ -1,7 +1,7 @@
 """RLinf 0.3: models register through ``register_model``; envs are duck-typed gym envs."""
 
 from . import TargetDecl
-from ._rlinf import RLINF_ALGORITHMS, rlinf_checks
+from ._rlinf import RLINF_ALGORITHMS, RLINF_CONTRACT, rlinf_checks
 
 TARGET = TargetDecl(
     framework="rlinf",
@@ -11,7 +11,6 @@ TARGET = TargetDecl(
     algorithms=RLINF_ALGORITHMS,
     # 0.3 resolves models through a registry, so any policy the package builds can register.
     model_families=("openvla", "openvla_oft", "waypoint", "custom"),
-    contract="env class with reset() and chunk_step(actions[N, C, A]); BasePolicy with "
-    "predict_action_batch/default_forward",
+    contract=RLINF_CONTRACT,
     checks=rlinf_checks,
 )
