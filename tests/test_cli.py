@@ -209,7 +209,7 @@ def _modules_after(args: list[str]) -> set[str]:
         "print(' '.join(sorted(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(done.stdout.split()[-1:] and done.stdout.splitlines()[-1].split())
+    return set(done.stdout.splitlines()[-1].split())
 
 
 def test_help_is_light_and_nothing_imports_torch(tmp_path) -> None:

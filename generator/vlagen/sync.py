@@ -17,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 
 from .errors import ConflictError, OutputError
-from .manifest import Manifest
+from .manifest import FileRecord, Manifest
 from .plan import MANIFEST_PATH
 from .tree import File, FileTree, Mode
 
@@ -40,10 +40,6 @@ class Change:
     old: bytes | None  #: what is on disk
     new: File | None  #: what vlagen generates now
     reason: str = ""
-
-    @property
-    def writes(self) -> bool:
-        return self.action in (Action.CREATE, Action.UPDATE)
 
 
 def compare(
@@ -81,7 +77,7 @@ def compare(
     return changes
 
 
-def _compare_file(path: str, file: File, old: bytes | None, record) -> Change:
+def _compare_file(path: str, file: File, old: bytes | None, record: FileRecord | None) -> Change:
     if old is None:
         if file.mode is Mode.SCAFFOLD and record is not None:
             return Change(Action.KEEP, path, None, file, "deleted by you; not recreated")
@@ -97,10 +93,6 @@ def _compare_file(path: str, file: File, old: bytes | None, record) -> Change:
     return Change(Action.CONFLICT, path, old, file, "edited by hand")
 
 
-def conflicts(changes: Iterable[Change]) -> list[Change]:
-    return [c for c in changes if c.action is Action.CONFLICT]
-
-
 def apply_changes(changes: Sequence[Change], root: Path, *, force: bool = False) -> None:
     """Write, overwrite and delete files under ``root`` as ``changes`` say.
 
@@ -111,19 +103,20 @@ def apply_changes(changes: Sequence[Change], root: Path, *, force: bool = False)
     Raises:
         ConflictError: if a change is a conflict and ``force`` is false; nothing is written.
     """
-    clashes = conflicts(changes)
+    clashes = [c for c in changes if c.action is Action.CONFLICT]
     if clashes and not force:
         raise ConflictError(
             "refusing to overwrite files you changed (re-run with --force to discard the edits):",
             paths=[f"{c.path}: {c.reason}" for c in clashes],
         )
-    ordered = sorted(changes, key=lambda c: c.path == MANIFEST_PATH)
-    writes = [c for c in ordered if c.writes or (c.action is Action.CONFLICT and c.new)]
-    deletes = [
+    # A conflict reaching here is forced: it is written, or deleted if no longer generated.
+    acting = [
         c
-        for c in ordered
-        if c.action is Action.DELETE or (c.action is Action.CONFLICT and not c.new)
+        for c in changes
+        if c.action in (Action.CREATE, Action.UPDATE, Action.DELETE, Action.CONFLICT)
     ]
+    writes = sorted((c for c in acting if c.new), key=lambda c: c.path == MANIFEST_PATH)
+    deletes = [c for c in acting if not c.new]
     staged: list[tuple[Path, Path]] = []
     made_dirs: list[Path] = []
     try:
