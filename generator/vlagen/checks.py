@@ -14,20 +14,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from .errors import Issue
+from .presets import PRESETS, PresetDecl
 from .spec import Spec, WaypointAction
 from .targets import TargetDecl, all_targets, find_target
 
-PRESET_BACKENDS = {
-    "synthetic": "synthetic",
-    "highway": "gymnasium",
-    "pusht": "gymnasium",
-    "libero": "libero",
-    "maniskill": "maniskill",
-    "navsim": "navsim",
-    "bench2drive": "bench2drive",
-    "custom": "custom",
-}
 PROMPT_FIELDS = {"task"}
+RESERVED_OBS = {"state", "task"}
+BUILTIN_SOURCES = ("success", "collision", "progress")
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
@@ -142,13 +135,110 @@ def _check_env(spec: Spec) -> Iterator[Issue]:
             ("env", "cameras"),
             f"exactly one camera needs role 'main' (the policy's primary view); found {len(mains)}",
         )
-    expected = PRESET_BACKENDS[env.preset]
+    expected = PRESETS[env.preset].backend
     if env.backend not in (None, "synthetic", expected):
         yield Issue(
             ("env", "backend"),
             f"preset {env.preset!r} runs on backend {expected!r} (or 'synthetic' for tests), "
             f"not {env.backend!r}",
         )
+    names = {cam.name for cam in env.cameras}
+    for index, extra in enumerate(env.extra_obs):
+        if extra.name in names | RESERVED_OBS:
+            yield Issue(
+                ("env", "extra_obs", index, "name"),
+                f"{extra.name!r} is already an observation key (cameras, 'state', 'task')",
+            )
+    if env.video is not None and env.video.camera not in names:
+        yield Issue(
+            ("env", "video", "camera"),
+            f"no camera named {env.video.camera!r}{did_you_mean(env.video.camera, names)} "
+            f"(cameras: {', '.join(sorted(names))})",
+        )
+
+
+def _check_preset(spec: Spec) -> Iterator[Issue]:
+    """The env fits what its preset's simulator takes and produces."""
+    env, preset = spec.env, PRESETS[spec.env.preset]
+    yield from _check_preset_action(env.action, preset)
+    if preset.state_dims is not None and env.state_dim not in preset.state_dims:
+        yield Issue(
+            ("env", "state_dim"),
+            f"preset {preset.name!r} provides a state of size "
+            f"{' or '.join(map(str, preset.state_dims))}, not {env.state_dim}",
+        )
+    if preset.camera_roles is not None:
+        for index, cam in enumerate(env.cameras):
+            if cam.role not in preset.camera_roles:
+                yield Issue(
+                    ("env", "cameras", index, "role"),
+                    f"preset {preset.name!r} renders cameras with roles "
+                    f"{', '.join(preset.camera_roles)}, not {cam.role!r}",
+                )
+        yield from _unique(env.cameras, "role", ("env", "cameras"))
+    for index, term in enumerate(env.rewards):
+        if term.source in BUILTIN_SOURCES and term.source not in preset.signals:
+            have = sorted(preset.signals) or ["none"]
+            yield Issue(
+                ("env", "rewards", index, "source"),
+                f"preset {preset.name!r} does not report {term.source!r} "
+                f"(its built-in signals: {', '.join(have)}); use source 'info' with a key",
+            )
+    if preset.batched and env.workers:
+        yield Issue(
+            ("env", "workers"),
+            f"preset {preset.name!r} steps all envs in one simulator; workers must be 0",
+        )
+    if preset.needs_class != (env.backend_class is not None) and env.backend != "synthetic":
+        yield Issue(
+            ("env", "backend_class"),
+            f"preset {preset.name!r} needs `backend_class: module:Class` (it ships no gym env)"
+            if preset.needs_class
+            else f"preset {preset.name!r} has its own loader; remove backend_class",
+        )
+    if env.gymnasium is not None and preset.gymnasium is None:
+        yield Issue(
+            ("env", "gymnasium"),
+            f"preset {preset.name!r} does not run on the gymnasium backend; remove this section",
+        )
+    if preset.name == "gymnasium" and (env.gymnasium is None or env.gymnasium.id is None):
+        yield Issue(("env",), "preset 'gymnasium' needs env.gymnasium.id, the id to make")
+
+
+def _check_preset_action(action, preset: PresetDecl) -> Iterator[Issue]:
+    kind, where = action.kind, f"preset {preset.name!r}"
+    if not preset.accepts(kind):
+        takes = ", ".join(
+            k if w is None else f"{k} (dim {w})" for k, w in preset.actions.items()
+        )
+        hint = " and has no controller mapping for waypoints" if kind == "waypoints" else ""
+        yield Issue(("env", "action", "kind"), f"{where} takes {takes}{hint}; not {kind!r}")
+        return
+    width = preset.actions.get(kind)
+    if width is not None and action.dim != width:
+        yield Issue(
+            ("env", "action", "dim"),
+            f"{where} takes {width} {kind} action channel{'s' * (width != 1)}, not {action.dim}",
+        )
+    if kind == "discrete" and preset.choices is not None and action.choices != preset.choices:
+        yield Issue(
+            ("env", "action", "choices"),
+            f"{where} has {preset.choices} discrete actions, not {action.choices}",
+        )
+    if isinstance(action, WaypointAction):
+        low, high = action.bounds
+        for key, values in (("low", action.low), ("high", action.high)):
+            if values is not None and len(values) != action.point_dim:
+                yield Issue(
+                    ("env", "action", key),
+                    f"has {len(values)} values; point_dim is {action.point_dim}",
+                )
+        for i, (lo, hi) in enumerate(zip(low, high, strict=False)):
+            if lo >= hi:
+                yield Issue(
+                    ("env", "action", "high", i),
+                    f"high ({hi}) must be greater than low ({lo}) in dimension {i}",
+                )
 
 
 def _check_training(spec: Spec) -> Iterator[Issue]:
@@ -213,6 +303,7 @@ CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_action,
     _check_prompt,
     _check_env,
+    _check_preset,
     _check_training,
     _check_targets,
 )

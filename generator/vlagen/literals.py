@@ -140,6 +140,8 @@ def _annotation(tp: Any) -> str:
         return " | ".join(dict.fromkeys(_annotation(a) for a in args))
     if origin is list:
         return f"tuple[{_annotation(args[0])}, ...]"
+    if origin is dict:
+        return f"dict[{_annotation(args[0])}, object]"
     if origin is tuple:
         return f"tuple[{', '.join(_annotation(a) for a in args)}]"
     if tp is type(None):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._version import __version__
-from .checks import PRESET_BACKENDS
+from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .spec import Spec
 from .targets import TargetDecl, find_target
@@ -50,6 +50,7 @@ class Plan:
     vlagen_version: str
     package: str
     targets: tuple[PlannedTarget, ...]
+    env: EnvPlan
     classes: tuple[ConstClass, ...]  #: dataclasses mirroring the spec models, for spec.py
     spec_literal: str  #: a Python expression building the resolved spec from those classes
     files: tuple[PlannedFile, ...]
@@ -74,6 +75,7 @@ def make_plan(spec: Spec) -> Plan:
     data = resolved.model_dump(mode="json")
     spec_hash = hashlib.sha256(canonical_json(data).encode()).hexdigest()
     package = resolved.project.import_name
+    env = make_env_plan(resolved.env, resolved.model.action.chunk)
     targets = tuple(
         PlannedTarget(_decl(t.framework, t.version), t.algorithm) for t in resolved.targets
     )
@@ -90,17 +92,16 @@ def make_plan(spec: Spec) -> Plan:
         vlagen_version=__version__,
         package=package,
         targets=targets,
+        env=env,
         classes=spec_classes(Spec),
         spec_literal=py_literal(resolved),
-        files=_core_files(package),
+        files=_core_files(package) + _env_files(package, env),
     )
 
 
 def _resolve(spec: Spec) -> Spec:
     project = spec.project.model_copy(update={"package": spec.project.import_name})
-    backend = spec.env.backend or PRESET_BACKENDS[spec.env.preset]
-    env = spec.env.model_copy(update={"backend": backend})
-    return spec.model_copy(update={"project": project, "env": env})
+    return spec.model_copy(update={"project": project, "env": resolve_env(spec.env)})
 
 
 def _decl(framework: str, version: str) -> TargetDecl:
@@ -122,3 +123,20 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
         PlannedFile(f"{src}/spec.py", "package/src/spec.py.jinja"),
         PlannedFile("tests/test_spec.py", "package/tests/test_spec.py.jinja"),
     )
+
+
+def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
+    """The env core, its backends and its tests; modules only where the spec uses them."""
+    src, tpl = f"src/{package}/env", "package/src/env"
+    modules = ["__init__", "actions", "core", "observations", "rewards", "vector"]
+    if env.mapping == "controller":
+        modules.append("control")
+    if env.video:
+        modules.append("video")
+    files = [PlannedFile(f"{src}/{name}.py", f"{tpl}/{name}.py.jinja") for name in modules]
+    backends = {"__init__": "__init__", "base": "base", **env.backend_templates}
+    for module, template in backends.items():
+        files.append(PlannedFile(f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"))
+    tests = ["test_env", "test_env_pool", "test_env_backend"]
+    files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
+    return tuple(sorted(files, key=lambda f: f.path))

@@ -9,6 +9,7 @@ so that all of them are reported together with their positions in the file.
 from __future__ import annotations
 
 import keyword
+import math
 import re
 import string
 from typing import Annotated, Any, Literal
@@ -19,6 +20,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    JsonValue,
     field_validator,
     model_validator,
 )
@@ -118,6 +120,7 @@ DistName = Annotated[str, AfterValidator(_dist_name)]
 OneLine = Annotated[str, AfterValidator(_single_line)]
 VersionText = Annotated[str, BeforeValidator(_version_text)]
 PositiveInt = Annotated[int, Field(ge=1)]
+ClassPath = Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]
 Framework = Literal[framework_names()]  # type: ignore[valid-type]
 
 
@@ -215,9 +218,8 @@ class Model(StrictModel):
     value_head: bool = Field(
         default=False, description="Add a value head (needed by PPO-style critics)."
     )
-    class_path: str | None = Field(
+    class_path: ClassPath | None = Field(
         default=None,
-        pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$",
         description="`module:Class` of your torch module; required when family is 'custom'.",
     )
 
@@ -262,19 +264,87 @@ class DeltaEEAction(StrictModel):
     )
 
 
+class PurePursuit(StrictModel):
+    """Pure pursuit: steer toward the point `lookahead` metres along the waypoints; a
+    proportional speed loop tracks the speed the waypoint spacing implies."""
+
+    type: Literal["pure_pursuit"] = Field(description="Selects this controller.")
+    lookahead: Annotated[float, Field(gt=0)] = Field(
+        default=6.0, description="Look-ahead distance in metres."
+    )
+    wheelbase: Annotated[float, Field(gt=0)] = Field(
+        default=2.5, description="Vehicle wheelbase in metres."
+    )
+    speed_gain: Annotated[float, Field(gt=0)] = Field(
+        default=1.0, description="Acceleration (m/s^2) per m/s of speed error."
+    )
+
+
+class PID(StrictModel):
+    """Two PID loops: steering on the heading error to the next waypoint, acceleration on
+    the speed error."""
+
+    type: Literal["pid"] = Field(description="Selects this controller.")
+    steer: tuple[float, float, float] = Field(
+        default=(1.0, 0.0, 0.1), description="Steering gains [kp, ki, kd] (rad per rad)."
+    )
+    speed: tuple[float, float, float] = Field(
+        default=(1.0, 0.05, 0.0), description="Speed gains [kp, ki, kd] (m/s^2 per m/s)."
+    )
+
+
+def _controller_by_name(value: Any) -> Any:
+    """``controller: pid`` is short for ``controller: {type: pid}``."""
+    return {"type": value} if isinstance(value, str) else value
+
+
+Controller = Annotated[
+    PurePursuit | PID, Field(discriminator="type"), BeforeValidator(_controller_by_name)
+]
+
+
 class WaypointAction(StrictModel):
-    """Future waypoints turned into controls by a tracking controller (driving)."""
+    """Future waypoints in the ego frame (x forward, y left, metres; heading in radians).
+
+    Backends that take trajectories (navsim) get them as they are; backends that take
+    controls (highway, bench2drive) get them through the tracking `controller`."""
 
     kind: Literal["waypoints"] = Field(description="Selects this action kind.")
     num_waypoints: PositiveInt = Field(description="K waypoints per decision.")
     point_dim: Literal[2, 3] = Field(default=3, description="2 for (x, y), 3 for (x, y, heading).")
-    controller: Literal["pure_pursuit", "pid"] = Field(
-        default="pure_pursuit", description="Tracks the waypoints with this controller."
+    low: list[float] | None = Field(
+        default=None,
+        description="Lower end of each point dimension, what -1 maps to; "
+        "default [-5, -20, -pi] (x, y, heading).",
+    )
+    high: list[float] | None = Field(
+        default=None,
+        description="Upper end of each point dimension, what +1 maps to; "
+        "default [60, 20, pi].",
+    )
+    interval: Annotated[float, Field(gt=0)] = Field(
+        default=0.5, description="Seconds between consecutive waypoints."
+    )
+    controller: Controller = Field(
+        default_factory=lambda: PurePursuit(type="pure_pursuit"),
+        description="Tracking controller for backends that take controls: 'pure_pursuit' "
+        "or 'pid', optionally with its parameters.",
     )
 
     @property
     def dim(self) -> int:
         return self.point_dim
+
+    @property
+    def bounds(self) -> tuple[list[float], list[float]]:
+        """(low, high) per point dimension, defaults filled."""
+        low = self.low if self.low is not None else WAYPOINT_LOW[: self.point_dim]
+        high = self.high if self.high is not None else WAYPOINT_HIGH[: self.point_dim]
+        return list(low), list(high)
+
+
+WAYPOINT_LOW = [-5.0, -20.0, -math.pi]
+WAYPOINT_HIGH = [60.0, 20.0, math.pi]
 
 
 class DiscreteAction(StrictModel):
@@ -311,11 +381,68 @@ class RewardTerm(StrictModel):
 
 
 Preset = Literal[
-    "synthetic", "highway", "pusht", "libero", "maniskill", "navsim", "bench2drive", "custom"
+    "synthetic",
+    "gymnasium",
+    "highway",
+    "pusht",
+    "libero",
+    "maniskill",
+    "navsim",
+    "bench2drive",
+    "custom",
 ]
 Backend = Literal[
     "synthetic", "gymnasium", "libero", "maniskill", "navsim", "bench2drive", "custom"
 ]
+
+
+class Gymnasium(StrictModel):
+    """A gymnasium environment: what the `gymnasium` backend makes and where it finds the
+    cameras and state. Presets on this backend (highway, pusht) fill it; fields given here
+    replace the preset's."""
+
+    id: str | None = Field(default=None, description="The id for `gymnasium.make`.")
+    kwargs: dict[str, JsonValue] | None = Field(
+        default=None, description="Keyword arguments for `gymnasium.make`."
+    )
+    cameras: dict[str, str] | None = Field(
+        default=None,
+        description="Where each camera's image comes from: an observation key, or 'render' "
+        "for `env.render()`.",
+    )
+    state_key: str | None = Field(
+        default=None, description="Observation key holding the proprioceptive state."
+    )
+    import_module: str | None = Field(
+        default=None,
+        description="Module to import before `gymnasium.make` so the id is registered.",
+    )
+
+
+class ExtraObs(StrictModel):
+    """An extra observation key beyond cameras and state, e.g. ego state or route command."""
+
+    name: Identifier = Field(description="Observation key.")
+    shape: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=list, description="Per-env shape; [] for a scalar."
+    )
+    dtype: Literal["float32", "int64", "bool", "text"] = Field(
+        default="float32", description="Element type; 'text' is one string per env."
+    )
+
+
+class Video(StrictModel):
+    """Per-episode videos of one camera, written with imageio."""
+
+    camera: Identifier = Field(description="The camera to record.")
+    dir: Annotated[str, Field(min_length=1)] = Field(
+        default="videos", description="Output directory."
+    )
+    fps: PositiveInt = Field(default=10, description="Frames per second.")
+    format: Literal["mp4", "gif"] = Field(
+        default="mp4", description="Container: mp4 needs imageio-ffmpeg, gif needs pillow."
+    )
+    max_envs: PositiveInt = Field(default=1, description="Record the first this many envs.")
 
 
 class Env(StrictModel):
@@ -344,6 +471,23 @@ class Env(StrictModel):
         default_factory=lambda: [RewardTerm(name="env_reward")],
         description="Reward terms; default: the backend's own reward.",
     )
+    extra_obs: list[ExtraObs] = Field(
+        default_factory=list, description="Observation keys beyond cameras and state."
+    )
+    workers: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        description="Subprocess workers stepping the envs, images in shared memory; 0 steps "
+        "them in-process. Default: the preset's (0 for cheap simulators).",
+    )
+    gymnasium: Gymnasium | None = Field(
+        default=None, description="The gymnasium env, for presets on the gymnasium backend."
+    )
+    backend_class: ClassPath | None = Field(
+        default=None,
+        description="`module:Class` of your backend (see the generated env/backends/base.py "
+        "protocol); required by presets custom, navsim and bench2drive.",
+    )
+    video: Video | None = Field(default=None, description="Record episodes; none: off.")
 
 
 class Target(StrictModel):

@@ -1,0 +1,121 @@
+"""The env part of the plan: what the generated env core does with the spec's action, which
+backend modules it carries, and the settings they hold as literals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .presets import PRESETS, PresetDecl, Vehicle, preset_gymnasium
+from .spec import Env, Gymnasium, WaypointAction
+
+__all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
+
+
+@dataclass(frozen=True)
+class EnvPlan:
+    preset: PresetDecl
+    backend: str  #: the backend that runs the preset (synthetic stands in for it in tests)
+    mapping: str  #: scale | gripper | discrete | trajectory | controller
+    control_shape: tuple[int, ...]  #: what the backend's step takes
+    control_low: tuple[float, ...]  #: per channel (per point dimension for trajectories)
+    control_high: tuple[float, ...]
+    action_low: tuple[float, ...]  #: what -1 maps to, per canonical action dimension
+    action_high: tuple[float, ...]  #: what +1 maps to
+    steps_per_decision: int
+    vehicle: Vehicle | None  #: set when a controller tracks waypoints
+    wheelbase: float  #: metres, for the controller and the synthetic vehicle
+    gymnasium: Gymnasium | None
+    video: bool  #: the spec records episodes
+
+    @property
+    def mapping_doc(self) -> str:
+        return MAPPING_DOCS[self.mapping]
+
+    @property
+    def backend_modules(self) -> dict[str, str]:
+        """Backend name → module in ``env/backends/``: the stand-in and the preset's."""
+        names = dict.fromkeys(("synthetic", self.preset.backend))
+        return {name: BACKEND_MODULES[name][0] for name in names}
+
+    @property
+    def backend_templates(self) -> dict[str, str]:
+        """Module → template name, for the backend modules generated."""
+        return dict(BACKEND_MODULES[name] for name in self.backend_modules)
+
+
+#: backend → (module generated for it, template it comes from); the simulators that ship no
+#: gym env (navsim, bench2drive) and custom ones share one loader of a class by import path.
+BACKEND_MODULES = {
+    "synthetic": ("synthetic", "synthetic"),
+    "gymnasium": ("gymnasium_env", "gymnasium_env"),
+    "libero": ("libero", "libero"),
+    "maniskill": ("maniskill", "maniskill"),
+    "navsim": ("navsim", "external"),
+    "bench2drive": ("bench2drive", "external"),
+    "custom": ("custom", "external"),
+}
+
+MAPPING_DOCS = {
+    "scale": "scaled linearly from [-1, 1] to the backend's control bounds",
+    "gripper": "scaled linearly to the backend's bounds, the gripper channel (the last) "
+    "set to its low or high bound by the action's sign (0 and above: high)",
+    "discrete": "rounded to one of the choices per channel, -1 being the first and +1 the last",
+    "trajectory": "scaled to waypoints in metres and radians, the whole trajectory taken in "
+    "one backend step",
+    "controller": "scaled to waypoints in metres and radians, tracked by the controller over "
+    "the chunk's steps",
+}
+
+
+def resolve_env(env: Env) -> Env:
+    """``env`` with the preset's defaults filled in, as the resolved spec records them."""
+    preset = PRESETS[env.preset]
+    update: dict = {
+        "backend": env.backend or preset.backend,
+        "workers": min(preset.workers, env.num_envs) if env.workers is None else env.workers,
+        "gymnasium": preset_gymnasium(env),
+    }
+    if isinstance(env.action, WaypointAction):
+        low, high = env.action.bounds
+        update["action"] = env.action.model_copy(update={"low": low, "high": high})
+    return env.model_copy(update=update)
+
+
+def make_env_plan(env: Env, chunk: int) -> EnvPlan:
+    """The plan of a resolved env; ``chunk`` is the model's steps per decision."""
+    preset, action = PRESETS[env.preset], env.action
+    vehicle = None
+    if isinstance(action, WaypointAction):
+        low, high = action.bounds
+        action_low, action_high = low, high
+        if preset.trajectory:
+            mapping, shape, steps = "trajectory", (chunk, action.point_dim), 1
+        else:
+            vehicle = preset.vehicle
+            assert vehicle is not None  # the checks refuse presets without one
+            width = 3 if vehicle.layout == "throttle_steer_brake" else 2
+            low, high = preset.bounds("continuous", width)
+            mapping, shape, steps = "controller", (width,), chunk
+    else:
+        low, high = preset.bounds(action.kind, action.dim)
+        if action.kind == "discrete":
+            low, high = [0.0] * action.dim, [float(action.choices - 1)] * action.dim
+        action_low, action_high = low, high
+        gripper = action.kind == "delta_ee" and action.binarize_gripper
+        mapping = {"discrete": "discrete"}.get(action.kind, "gripper" if gripper else "scale")
+        shape, steps = (action.dim,), chunk
+    return EnvPlan(
+        preset=preset,
+        backend=env.backend or preset.backend,
+        mapping=mapping,
+        control_shape=shape,
+        control_low=tuple(low),
+        control_high=tuple(high),
+        action_low=tuple(action_low),
+        action_high=tuple(action_high),
+        steps_per_decision=steps,
+        vehicle=vehicle,
+        wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
+        gymnasium=env.gymnasium,
+        video=env.video is not None,
+    )

@@ -1,0 +1,260 @@
+"""Env presets: the conventions and loader of each known simulator, declared as data.
+
+A preset says which backend runs it, what control the backend takes (so a spec whose action
+does not fit is a validation error, not a crash at step one), which built-in reward signals it
+reports, which cameras and state it can produce, and how to install it. The plan turns the
+declaration plus the spec into the literals the generated backend module carries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .spec import Env, Gymnasium
+
+__all__ = ["PRESETS", "PresetDecl", "Vehicle", "preset_gymnasium"]
+
+BUILTIN_SIGNALS = ("success", "collision", "progress")
+
+
+@dataclass(frozen=True)
+class Vehicle:
+    """How a driving backend takes controls, for the waypoint tracking controllers.
+
+    ``layout`` is ``accel_steer`` ([acceleration, steering] scaled from the physical ranges to
+    the control bounds) or ``throttle_steer_brake`` (CARLA's three channels in [0,1], [-1,1],
+    [0,1]). ``steer_sign`` is -1 where the simulator's positive steering turns right.
+    """
+
+    layout: str
+    accel_range: tuple[float, float]
+    steer_range: tuple[float, float]
+    steer_sign: float = 1.0
+    dt: float = 0.1  #: seconds per env step
+
+
+@dataclass(frozen=True)
+class PresetDecl:
+    """What vlagen knows about one simulator.
+
+    Attributes:
+        name: The preset name in specs.
+        backend: The backend that runs it.
+        actions: Accepted ``env.action.kind`` → the control width the backend takes per step
+            (``None``: any width, checked when the backend starts).
+        control_range: (low, high) of the control channels, by kind, one value for all
+            channels or one per channel; absent kinds use [-1, 1].
+        choices: Discrete choices per channel, for kind ``discrete``.
+        trajectory: Takes a whole waypoint trajectory per step.
+        vehicle: Takes driving controls, so waypoints can be tracked by a controller.
+        signals: Built-in reward signals it reports in ``info``.
+        state_dims: Accepted ``env.state_dim`` values (``None``: any).
+        camera_roles: Camera roles it renders, each at most once (``None``: any cameras).
+        workers: Default worker processes (0: step in-process).
+        batched: Steps all envs in one simulator; never run in a process pool.
+        needs_class: The user names the backend class (``env.backend_class``).
+        requirements: What the generated package's ``sim`` extra installs.
+        gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
+        info_signals: Built-in signal → (the simulator's info key, scale).
+        ego: Where a gymnasium backend finds the ego pose for waypoint controllers.
+    """
+
+    name: str
+    backend: str
+    actions: Mapping[str, int | None]
+    control_range: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(
+        default_factory=dict
+    )
+    choices: int | None = None
+    trajectory: bool = False
+    vehicle: Vehicle | None = None
+    signals: frozenset[str] = frozenset()
+    state_dims: tuple[int, ...] | None = None
+    camera_roles: tuple[str, ...] | None = None
+    workers: int = 0
+    batched: bool = False
+    needs_class: bool = False
+    requirements: tuple[str, ...] = ()
+    gymnasium: Callable[[Env], Gymnasium] | None = None
+    info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
+    ego: str | None = None
+
+    @property
+    def install(self) -> str:
+        return "pip install " + " ".join(f"'{r}'" for r in self.requirements)
+
+    def accepts(self, kind: str) -> bool:
+        return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
+
+    def bounds(self, kind: str, width: int) -> tuple[list[float], list[float]]:
+        """(low, high) of each of the ``width`` control channels the backend takes."""
+        low, high = self.control_range.get(kind, ((-1.0,), (1.0,)))
+        if len(low) == 1:
+            low, high = low * width, high * width
+        return list(low), list(high)
+
+
+def _highway(env: Env) -> Gymnasium:
+    action_type = "DiscreteMetaAction" if env.action.kind == "discrete" else "ContinuousAction"
+    camera = env.cameras[0]
+    config: dict[str, Any] = {
+        "action": {"type": action_type},
+        "duration": env.max_episode_steps,  # policy_frequency is 1 Hz: steps == seconds
+        "policy_frequency": 1,
+        "vehicles_count": 10,
+        "screen_width": camera.width,
+        "screen_height": camera.height,
+        "offscreen_rendering": True,
+    }
+    return Gymnasium(
+        id="highway-fast-v0",
+        import_module="highway_env",
+        kwargs={"render_mode": "rgb_array", "config": config},
+        cameras={camera.name: "render"},
+    )
+
+
+def _pusht(env: Env) -> Gymnasium:
+    camera = env.cameras[0]
+    return Gymnasium(
+        id="gym_pusht/PushT-v0",
+        import_module="gym_pusht",
+        kwargs={
+            "obs_type": "pixels_agent_pos" if env.state_dim else "pixels",
+            "observation_width": camera.width,
+            "observation_height": camera.height,
+            "max_episode_steps": env.max_episode_steps,
+        },
+        cameras={camera.name: "pixels"},
+        state_key="agent_pos" if env.state_dim else None,
+    )
+
+
+def _generic_gymnasium(env: Env) -> Gymnasium:
+    main = next(c for c in env.cameras if c.role == "main")
+    return Gymnasium(kwargs={"render_mode": "rgb_array"}, cameras={main.name: "render"})
+
+
+_ANY = {"continuous": None, "delta_ee": None, "discrete": None, "waypoints": None}
+
+PRESETS: dict[str, PresetDecl] = {
+    p.name: p
+    for p in (
+        PresetDecl(
+            name="synthetic",
+            backend="synthetic",
+            actions=_ANY,
+            trajectory=True,
+            signals=frozenset(BUILTIN_SIGNALS),
+        ),
+        PresetDecl(
+            name="gymnasium",
+            backend="gymnasium",
+            actions={"continuous": None, "discrete": None, "delta_ee": None},
+            requirements=("gymnasium>=1.0",),
+            gymnasium=_generic_gymnasium,
+        ),
+        PresetDecl(
+            name="highway",
+            backend="gymnasium",
+            actions={"continuous": 2, "discrete": 1},
+            choices=5,
+            vehicle=Vehicle(
+                layout="accel_steer",
+                accel_range=(-5.0, 5.0),
+                steer_range=(-math.pi / 4, math.pi / 4),
+                steer_sign=-1.0,  # highway-env's y axis points right
+                dt=1.0,
+            ),
+            signals=frozenset({"collision", "progress"}),
+            state_dims=(0,),
+            camera_roles=("main",),
+            requirements=("highway-env>=1.10",),
+            gymnasium=_highway,
+            info_signals={"collision": ("crashed", 1.0), "progress": ("speed", 1.0)},
+            ego="highway_vehicle",
+        ),
+        PresetDecl(
+            name="pusht",
+            backend="gymnasium",
+            actions={"continuous": 2},
+            control_range={"continuous": ((0.0,), (512.0,))},
+            signals=frozenset({"success"}),
+            state_dims=(0, 2),
+            camera_roles=("main",),
+            requirements=("gym-pusht>=0.1.5",),
+            gymnasium=_pusht,
+            info_signals={"success": ("is_success", 1.0)},
+        ),
+        PresetDecl(
+            name="libero",
+            backend="libero",
+            actions={"delta_ee": 7},
+            signals=frozenset({"success"}),
+            state_dims=(0, 8),
+            camera_roles=("main", "wrist"),
+            workers=4,
+            requirements=("libero>=0.1.1",),
+        ),
+        PresetDecl(
+            name="maniskill",
+            backend="maniskill",
+            actions={"delta_ee": 7},
+            signals=frozenset({"success"}),
+            state_dims=(0, 9),  # the Panda's joint positions
+            camera_roles=("main", "wrist"),
+            batched=True,
+            requirements=("mani-skill>=3.0.0b20",),
+        ),
+        PresetDecl(
+            name="navsim",
+            backend="navsim",
+            actions={"waypoints": None},
+            trajectory=True,
+            signals=frozenset(BUILTIN_SIGNALS),
+            workers=2,
+            needs_class=True,
+            requirements=("navsim",),
+        ),
+        PresetDecl(
+            name="bench2drive",
+            backend="bench2drive",
+            actions={"continuous": 3},
+            control_range={"continuous": ((0.0, -1.0, 0.0), (1.0, 1.0, 1.0))},
+            vehicle=Vehicle(
+                layout="throttle_steer_brake",
+                accel_range=(-8.0, 4.0),
+                steer_range=(-math.radians(70), math.radians(70)),
+                dt=0.05,
+            ),
+            signals=frozenset(BUILTIN_SIGNALS),
+            workers=1,
+            needs_class=True,
+            requirements=("carla>=0.9.15",),
+        ),
+        PresetDecl(
+            name="custom",
+            backend="custom",
+            actions=_ANY,
+            trajectory=True,
+            signals=frozenset(BUILTIN_SIGNALS),
+            needs_class=True,
+        ),
+    )
+}
+
+
+def preset_gymnasium(env: Env) -> Gymnasium | None:
+    """The gymnasium settings of ``env``: the preset's defaults, replaced field by field by
+    what the spec gives."""
+    preset = PRESETS[env.preset]
+    if preset.gymnasium is None:
+        return None
+    settings = preset.gymnasium(env)
+    if env.gymnasium is not None:
+        given = env.gymnasium.model_dump(exclude_none=True)
+        settings = settings.model_copy(update=given)
+    return settings
