@@ -78,6 +78,8 @@ def test_cross_field_errors_are_all_reported_at_their_keys() -> None:
         "episode (env.max_episode_steps = 10)",
         "spec.yaml:14:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
         "by the action chunk (model.action.chunk = 20) for target rlinf 0.3",
+        "spec.yaml:20:10: env.action.dim: preset 'highway' takes 2 continuous action "
+        "channels, not 3",
     ]
 
 

@@ -208,9 +208,7 @@ def _check_preset(spec: Spec) -> Iterator[Issue]:
 def _check_preset_action(action, preset: PresetDecl) -> Iterator[Issue]:
     kind, where = action.kind, f"preset {preset.name!r}"
     if not preset.accepts(kind):
-        takes = ", ".join(
-            k if w is None else f"{k} (dim {w})" for k, w in preset.actions.items()
-        )
+        takes = ", ".join(k if w is None else f"{k} (dim {w})" for k, w in preset.actions.items())
         hint = " and has no controller mapping for waypoints" if kind == "waypoints" else ""
         yield Issue(("env", "action", "kind"), f"{where} takes {takes}{hint}; not {kind!r}")
         return

@@ -26,6 +26,24 @@ class EnvPlan:
     wheelbase: float  #: metres, for the controller and the synthetic vehicle
     gymnasium: Gymnasium | None
     video: bool  #: the spec records episodes
+    video_format: str | None  #: mp4 | gif when the spec records episodes
+
+    @property
+    def sim_requirements(self) -> list[str]:
+        return list(self.preset.requirements)
+
+    @property
+    def video_requirements(self) -> list[str]:
+        if self.video_format == "mp4":
+            return ["imageio[ffmpeg]>=2.30"]
+        return ["imageio>=2.30", "pillow"]
+
+    @property
+    def test_requirements(self) -> list[str]:
+        """pytest, plus the simulator where it is a light pip install that runs on a CPU."""
+        cheap = self.preset.backend == "gymnasium"
+        video = self.video_requirements if self.video else []
+        return ["pytest>=8", *(self.sim_requirements if cheap else []), *video]
 
     @property
     def mapping_doc(self) -> str:
@@ -118,4 +136,5 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
         gymnasium=env.gymnasium,
         video=env.video is not None,
+        video_format=env.video.format if env.video else None,
     )

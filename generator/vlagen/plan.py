@@ -136,7 +136,10 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     files = [PlannedFile(f"{src}/{name}.py", f"{tpl}/{name}.py.jinja") for name in modules]
     backends = {"__init__": "__init__", "base": "base", **env.backend_templates}
     for module, template in backends.items():
-        files.append(PlannedFile(f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"))
-    tests = ["test_env", "test_env_pool", "test_env_backend"]
+        path, source = f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"
+        files.append(PlannedFile(path, source))
+    tests = ["test_env", "test_env_pool"]
+    if env.preset.backend != "synthetic":
+        tests.append("test_env_backend")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     return tuple(sorted(files, key=lambda f: f.path))

@@ -97,13 +97,17 @@ class PresetDecl:
         return list(low), list(high)
 
 
+HIGHWAY_HZ = 5  # one simulation step per env step: the fastest highway-env runs
+
+
 def _highway(env: Env) -> Gymnasium:
     action_type = "DiscreteMetaAction" if env.action.kind == "discrete" else "ContinuousAction"
     camera = env.cameras[0]
     config: dict[str, Any] = {
         "action": {"type": action_type},
-        "duration": env.max_episode_steps,  # policy_frequency is 1 Hz: steps == seconds
-        "policy_frequency": 1,
+        "duration": env.max_episode_steps / HIGHWAY_HZ,  # seconds
+        "policy_frequency": HIGHWAY_HZ,
+        "simulation_frequency": HIGHWAY_HZ,
         "vehicles_count": 10,
         "screen_width": camera.width,
         "screen_height": camera.height,
@@ -167,14 +171,14 @@ PRESETS: dict[str, PresetDecl] = {
                 accel_range=(-5.0, 5.0),
                 steer_range=(-math.pi / 4, math.pi / 4),
                 steer_sign=-1.0,  # highway-env's y axis points right
-                dt=1.0,
+                dt=1.0 / HIGHWAY_HZ,
             ),
             signals=frozenset({"collision", "progress"}),
             state_dims=(0,),
             camera_roles=("main",),
             requirements=("highway-env>=1.10",),
             gymnasium=_highway,
-            info_signals={"collision": ("crashed", 1.0), "progress": ("speed", 1.0)},
+            info_signals={"collision": ("crashed", 1.0), "progress": ("speed", 1.0 / HIGHWAY_HZ)},
             ego="highway_vehicle",
         ),
         PresetDecl(

@@ -319,8 +319,7 @@ class WaypointAction(StrictModel):
     )
     high: list[float] | None = Field(
         default=None,
-        description="Upper end of each point dimension, what +1 maps to; "
-        "default [60, 20, pi].",
+        description="Upper end of each point dimension, what +1 maps to; default [60, 20, pi].",
     )
     interval: Annotated[float, Field(gt=0)] = Field(
         default=0.5, description="Seconds between consecutive waypoints."

@@ -1,0 +1,219 @@
+"""Env presets: an action, state, camera or reward the preset's simulator cannot take or
+produce is a located validation error, and every kind of env the presets allow generates a
+package whose env tests pass (controllers, discrete actions, class-path and batched
+backends, a generic gymnasium id stepped for real, video)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import MINIMAL_SPEC
+from vlagen.api import generate, write
+from vlagen.errors import SpecError
+from vlagen.load import load_spec_text
+
+
+def _spec(**env: Any) -> dict:
+    data = yaml.safe_load(MINIMAL_SPEC)
+    data["env"].update(env)
+    return data
+
+
+def _text(data: dict) -> str:
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def _errors(data: dict) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        load_spec_text(_text(data), "spec.yaml")
+    return info.value.format().splitlines()
+
+
+def _one_error(data: dict) -> str:
+    (line,) = _errors(data)
+    return line
+
+
+def test_waypoints_on_a_backend_without_a_controller_mapping() -> None:
+    data = _spec(preset="pusht", action={"kind": "waypoints", "num_waypoints": 1})
+    data["model"]["family"] = "waypoint"
+    data["model"]["action"]["dim"] = 3
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    assert _one_error(data) == (
+        "spec.yaml:21:11: env.action.kind: preset 'pusht' takes continuous (dim 2) and has "
+        "no controller mapping for waypoints; not 'waypoints'"
+    )
+
+
+def test_action_dim_that_disagrees_with_the_backend() -> None:
+    data = _spec(preset="libero", action={"kind": "delta_ee", "dim": 6})
+    data["model"]["action"]["dim"] = 6
+    assert _one_error(data) == (
+        "spec.yaml:22:10: env.action.dim: preset 'libero' takes 7 delta_ee action channels, not 6"
+    )
+
+
+def test_wrong_action_kind() -> None:
+    data = _spec(preset="libero")
+    assert _one_error(data) == (
+        "spec.yaml:21:11: env.action.kind: preset 'libero' takes delta_ee (dim 7); not 'continuous'"
+    )
+
+
+def test_discrete_choices_must_match_the_simulator() -> None:
+    data = _spec(action={"kind": "discrete", "choices": 3})
+    data["model"]["action"]["dim"] = 1
+    assert _one_error(data) == (
+        "spec.yaml:22:14: env.action.choices: preset 'highway' has 5 discrete actions, not 3"
+    )
+
+
+def test_state_cameras_rewards_and_backend_class_are_checked() -> None:
+    data = _spec(
+        state_dim=4,
+        cameras=[
+            {"name": "front", "height": 64, "width": 64, "role": "main"},
+            {"name": "hand", "height": 64, "width": 64, "role": "wrist"},
+        ],
+        rewards=[{"name": "win", "source": "success"}],
+        backend_class="mine:Backend",
+    )
+    assert _errors(data) == [
+        "spec.yaml:23:11: env.cameras[1].role: preset 'highway' renders cameras with roles "
+        "main, not 'wrist'",
+        "spec.yaml:28:14: env.state_dim: preset 'highway' provides a state of size 0, not 4",
+        "spec.yaml:31:13: env.rewards[0].source: preset 'highway' does not report 'success' "
+        "(its built-in signals: collision, progress); use source 'info' with a key",
+        "spec.yaml:32:18: env.backend_class: preset 'highway' has its own loader; remove "
+        "backend_class",
+    ]
+
+
+def test_presets_without_a_gym_env_need_a_backend_class() -> None:
+    data = _spec(preset="bench2drive", action={"kind": "continuous", "dim": 3})
+    data["model"]["action"]["dim"] = 3
+    assert _one_error(data) == (
+        "spec.yaml:12:3: env.backend_class: preset 'bench2drive' needs "
+        "`backend_class: module:Class` (it ships no gym env)"
+    )
+
+
+def test_batched_simulators_take_no_workers() -> None:
+    data = _spec(preset="maniskill", workers=2, action={"kind": "delta_ee"})
+    data["model"]["action"]["dim"] = 7
+    assert _one_error(data) == (
+        "spec.yaml:22:12: env.workers: preset 'maniskill' steps all envs in one simulator; "
+        "workers must be 0"
+    )
+
+
+def test_video_camera_must_exist() -> None:
+    data = _spec(video={"camera": "rear"})
+    assert _one_error(data) == (
+        "spec.yaml:24:13: env.video.camera: no camera named 'rear' (cameras: front)"
+    )
+
+
+def test_preset_defaults_are_recorded_in_the_resolved_spec() -> None:
+    output = generate(load_spec_text(MINIMAL_SPEC).spec)
+    env = output.plan.spec.env
+    assert env.backend == "gymnasium" and env.workers == 0
+    assert env.gymnasium.id == "highway-fast-v0"
+    assert env.gymnasium.kwargs["config"]["screen_width"] == 64
+    assert env.gymnasium.cameras == {"front": "render"}
+
+
+def _waypoint_spec(controller: Any) -> dict:
+    data = _spec(
+        action={"kind": "waypoints", "num_waypoints": 4, "controller": controller},
+        max_episode_steps=12,
+    )
+    data["model"].update(family="waypoint")
+    data["model"]["action"].update(dim=3, chunk=4)
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    return data
+
+
+def _variants() -> dict[str, dict]:
+    discrete = _spec(action={"kind": "discrete", "choices": 5})
+    discrete["model"]["action"]["dim"] = 1
+    bench = _spec(
+        preset="bench2drive",
+        backend_class="my_carla.routes:RouteBackend",
+        action={"kind": "continuous", "dim": 3},
+        workers=0,
+        extra_obs=[{"name": "ego", "shape": [4]}, {"name": "command", "dtype": "text"}],
+        rewards=[
+            {"name": "route", "source": "progress"},
+            {"name": "crash", "source": "collision", "weight": -1.0},
+            {"name": "smooth", "source": "action_magnitude", "weight": -0.1},
+        ],
+    )
+    bench["model"]["action"]["dim"] = 3
+    maniskill = _spec(
+        preset="maniskill",
+        action={"kind": "delta_ee"},
+        state_dim=9,
+        rewards=[{"name": "success", "source": "success"}],
+    )
+    maniskill["model"]["action"].update(dim=7, chunk=2)
+    cartpole = _spec(
+        preset="gymnasium",
+        gymnasium={"id": "CartPole-v1"},
+        cameras=[{"name": "view", "height": 400, "width": 600}],
+        action={"kind": "discrete", "choices": 2},
+        workers=0,
+    )
+    cartpole["model"]["action"]["dim"] = 1
+    synthetic = _spec(
+        preset="synthetic",
+        workers=2,
+        video={"camera": "front", "format": "gif"},
+        rewards=[
+            {"name": "shaped", "source": "info", "key": "distance"},
+            {"name": "win", "source": "success", "weight": 2.0},
+        ],
+    )
+    return {
+        "waypoints_pure_pursuit": _waypoint_spec("pure_pursuit"),
+        "waypoints_pid": _waypoint_spec({"type": "pid", "steer": [1.5, 0.0, 0.2]}),
+        "discrete": discrete,
+        "bench2drive": bench,
+        "maniskill": maniskill,
+        "gymnasium_cartpole": cartpole,
+        "synthetic_video": synthetic,
+    }
+
+
+VARIANTS = _variants()
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variant_package_is_clean_and_its_env_tests_pass(name: str, tmp_path: Path) -> None:
+    out = tmp_path / name
+    write(generate(load_spec_text(_text(VARIANTS[name])).spec), out, fresh=True)
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "."],
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    if name == "gymnasium_cartpole":  # a real simulator: nothing may be skipped
+        assert "skipped" not in done.stdout, done.stdout
