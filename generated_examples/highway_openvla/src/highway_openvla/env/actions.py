@@ -2,9 +2,10 @@
 # Do not edit: change the spec and run `vlagen regen`.
 """The canonical action and how it becomes what the backend takes.
 
-The policy emits float32 ``[N, chunk, action_dim]`` in [-1, 1]. Here actions are
-scaled linearly from [-1, 1] to the backend's control bounds. The backend takes controls of shape ``CONTROL_SHAPE`` per step,
-``STEPS_PER_DECISION`` steps per decision. Each mapping is one batched array operation with
+The policy emits float32 ``[N, chunk, action_dim]`` in [-1, 1].
+Here actions are scaled linearly from [-1, 1] to the backend's control bounds.
+The backend takes controls of shape ``CONTROL_SHAPE`` per step, ``STEPS_PER_DECISION``
+steps per decision. Each mapping is one batched array operation with
 an inverse, :func:`to_canonical`, so tests can round-trip it.
 """
 

@@ -2,9 +2,11 @@
 # Do not edit: change the spec and run `vlagen regen`.
 """The canonical action and how it becomes what the backend takes.
 
-The policy emits float32 ``[N, chunk, action_dim]`` in [-1, 1]. Here actions are
-scaled linearly to the backend's bounds, the gripper channel (the last) set to its low or high bound by the action's sign (0 and above: high). The backend takes controls of shape ``CONTROL_SHAPE`` per step,
-``STEPS_PER_DECISION`` steps per decision. Each mapping is one batched array operation with
+The policy emits float32 ``[N, chunk, action_dim]`` in [-1, 1].
+Here actions are scaled linearly to the backend's bounds, the gripper channel (the last)
+set to its low or high bound by the action's sign (0 and above: high).
+The backend takes controls of shape ``CONTROL_SHAPE`` per step, ``STEPS_PER_DECISION``
+steps per decision. Each mapping is one batched array operation with
 an inverse, :func:`to_canonical`, so tests can round-trip it.
 """
 

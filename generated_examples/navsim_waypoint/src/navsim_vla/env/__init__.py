@@ -34,16 +34,19 @@ def make_env(
     workers: int | None = None,
     seed: int | None = None,
     debug: bool = False,
+    video: bool | None = None,
 ) -> VecEnv:
     """The spec's environment, batched.
 
     Args:
         backend: ``"synthetic"`` for the stand-in with the same shapes, or the real one
-            (default: ``navsim``, as the spec says).
+            (default: ``SPEC.env.backend``, as the spec says).
         num_envs: Envs in the batch (default: the spec's ``env.num_envs``).
         workers: Worker processes; 0 steps the envs in this process (default: the spec's).
         seed: Base seed (default: the spec's ``training.seed``).
         debug: Check observation shapes and dtypes on every step, not only on reset.
+        video: Record episodes of the spec's ``env.video`` camera (default: when the spec
+            sets ``env.video``).
     """
     module = load_backend(backend or SPEC.env.backend)
     n = SPEC.env.num_envs if num_envs is None else num_envs
@@ -55,5 +58,9 @@ def make_env(
     else:
         vector = InProcessVector(module.make, n, check_every_step=debug)
     recorder = None
+    if video is None:
+        video = SPEC.env.video is not None
+    if video:
+        raise ValueError("the spec sets no env.video; add one to record episodes")
     seed = SPEC.training.seed if seed is None else seed
     return VecEnv(vector, module.tasks(), seed=seed, recorder=recorder)

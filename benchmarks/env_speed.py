@@ -1,0 +1,239 @@
+"""Speed of the generated env core, side by side with its baselines, in one run.
+
+Run it from the repository root in the dev venv (``pip install -e '.[test]'`` brings
+highway-env)::
+
+    python benchmarks/env_speed.py [--rounds 5] [--steps 200] [--json results.json]
+
+Three comparisons, each run interleaved (one of each per round, ``--rounds`` rounds) so that
+machine load falls on both sides alike; each line reports the median env steps per second
+(one env step = one simulator step of one env) and the ratio to its baseline:
+
+1. **Core overhead.** Raw highway-env (``gymnasium.make`` with the highway example's exact
+   config, ``step`` then ``render()`` per env, a Python loop over envs) against the same envs
+   through the env core of the committed highway example, in-process, same ``num_envs``. Both
+   sides use the same episode seeds and actions, so they simulate identical traffic.
+   Goal: the core costs at most 5 %.
+2. **Process pool.** The core's pool (images in shared memory) against gymnasium's
+   ``AsyncVectorEnv(shared_memory=True)`` over the same env with the rendered frame as its
+   observation (``AddRenderObservation``), one env per worker, at 1 and 2 workers, both with
+   the ``spawn`` start method. Both sides get the same action stream. A step call in which
+   ``AsyncVectorEnv`` only resets an env that finished on the call before (its next-step
+   autoreset) is not counted as a step of that env. Goal: at least as fast.
+3. **Synthetic backend.** Steps per second of the synthetic stand-in at ``num_envs`` 64 with
+   two 224x224 cameras, generated here from the LIBERO example with its cameras resized; it
+   must not be what limits a test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+HIGHWAY = REPO / "generated_examples" / "highway_openvla"
+
+
+def _import_highway():
+    sys.path.insert(0, str(HIGHWAY / "src"))
+    env = importlib.import_module("highway_openvla.env")
+    gym_backend = importlib.import_module("highway_openvla.env.backends.gymnasium_env")
+    return env, gym_backend
+
+
+def _raw_highway(gym_backend, num_envs: int, seed: int) -> Callable[[int], float]:
+    """Plain highway-env envs driven exactly as the core drives them: the same episode
+    seeds, the same actions, so both sides simulate the same traffic."""
+    import gymnasium
+    import highway_env  # noqa: F401  (registers the ids)
+
+    def episode_seed(env: int, episode: int) -> int:
+        return int(np.random.SeedSequence(seed, spawn_key=(env, episode)).generate_state(1)[0])
+
+    envs = [gymnasium.make(gym_backend.ID, **gym_backend.KWARGS) for _ in range(num_envs)]
+    episodes = [0] * num_envs
+    for i, env in enumerate(envs):
+        env.reset(seed=episode_seed(i, 0))
+        env.render()
+        episodes[i] = 1
+    rng = np.random.default_rng(0)
+
+    def run(steps: int) -> float:
+        start = time.perf_counter()
+        for _ in range(steps):
+            actions = rng.uniform(-1, 1, (num_envs, 1, 2)).astype(np.float32)
+            for i, env in enumerate(envs):
+                _, _, terminated, truncated, _ = env.step(actions[i, 0])
+                env.render()
+                if terminated or truncated:
+                    env.reset(seed=episode_seed(i, episodes[i]))
+                    env.render()
+                    episodes[i] += 1
+        return steps * num_envs / (time.perf_counter() - start)
+
+    return run
+
+
+def _core(env_module, num_envs: int, workers: int, backend: str = "gymnasium", seed: int = 0):
+    venv = env_module.make_env(
+        backend=backend, num_envs=num_envs, workers=workers, seed=seed, video=False
+    )
+    venv.reset()
+    rng = np.random.default_rng(0)
+    package = env_module.__name__.rsplit(".", 1)[0]
+    spec = importlib.import_module(f"{package}.spec").SPEC
+    shape = (num_envs, spec.model.action.chunk, spec.model.action.dim)
+    steps_per_call = importlib.import_module(f"{package}.env.actions").STEPS_PER_DECISION
+
+    def run(steps: int) -> float:
+        calls = max(1, steps // steps_per_call)
+        start = time.perf_counter()
+        for _ in range(calls):
+            venv.step(rng.uniform(-1, 1, shape).astype(np.float32))
+        return calls * steps_per_call * num_envs / (time.perf_counter() - start)
+
+    return run, venv.close
+
+
+def _async_vector(gym_backend, workers: int):
+    import gymnasium
+    from gymnasium.vector import AsyncVectorEnv
+
+    vector = AsyncVectorEnv(
+        [_AsyncFactory(gym_backend.ID, gym_backend.KWARGS)] * workers,
+        shared_memory=True,
+        context="spawn",
+    )
+    vector.reset(seed=0)
+    rng = np.random.default_rng(0)
+    assert isinstance(vector.single_observation_space, gymnasium.spaces.Box)
+
+    pending_reset = np.zeros(workers, bool)
+
+    def run(steps: int) -> float:
+        # AsyncVectorEnv resets a finished env on the *next* step call (its default
+        # autoreset mode), which simulates nothing for that env: only real steps count.
+        nonlocal pending_reset
+        simulated = 0
+        start = time.perf_counter()
+        for _ in range(steps):
+            actions = rng.uniform(-1, 1, (workers, 1, 2)).astype(np.float32)[:, 0]
+            _, _, terminated, truncated, _ = vector.step(actions)
+            simulated += int((~pending_reset).sum())
+            pending_reset = terminated | truncated
+        return simulated / (time.perf_counter() - start)
+
+    return run, vector.close
+
+
+class _AsyncFactory:
+    """A picklable env factory for AsyncVectorEnv: the env with its frame as observation."""
+
+    def __init__(self, env_id: str, kwargs: dict) -> None:
+        self.env_id, self.kwargs = env_id, kwargs
+
+    def __call__(self):
+        import gymnasium
+        import highway_env  # noqa: F401
+
+        env = gymnasium.make(self.env_id, **self.kwargs)
+        return gymnasium.wrappers.AddRenderObservation(env, render_only=True)
+
+
+def _synthetic_package(tmp: Path):
+    """Generate the LIBERO example with two 224x224 cameras and import its env core."""
+    import yaml
+
+    from vlagen.api import generate, write
+    from vlagen.load import load_spec_text
+
+    data = yaml.safe_load((REPO / "specs" / "libero_openvla_oft.yaml").read_text())
+    data["project"].update(name="bench-synthetic", package="bench_synthetic")
+    data["env"]["num_envs"] = 64
+    for camera in data["env"]["cameras"]:
+        camera.update(height=224, width=224)
+    out = tmp / "bench_synthetic"
+    write(generate(load_spec_text(yaml.safe_dump(data)).spec), out, fresh=True)
+    sys.path.insert(0, str(out / "src"))
+    return importlib.import_module("bench_synthetic.env")
+
+
+def _compare(name: str, sides: dict[str, Callable[[int], float]], rounds: int, steps: int):
+    rates: dict[str, list[float]] = {side: [] for side in sides}
+    for _ in range(rounds):
+        for side, run in sides.items():
+            rates[side].append(run(steps))
+    medians = {side: statistics.median(values) for side, values in rates.items()}
+    baseline = next(iter(medians.values()))
+    print(f"\n{name}")
+    for side, median in medians.items():
+        values = rates[side]
+        print(
+            f"  {side:<44} {median:9.1f} steps/s  (min {min(values):.1f}, max {max(values):.1f})"
+            f"  {median / baseline:5.3f}x"
+        )
+    return {side: {"median": medians[side], "runs": rates[side]} for side in sides}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=200, help="vector steps per timed run")
+    parser.add_argument("--num-envs", type=int, default=4)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    env_module, gym_backend = _import_highway()
+    results: dict[str, dict] = {}
+
+    core_run, core_close = _core(env_module, args.num_envs, workers=0)
+    results["overhead"] = _compare(
+        f"1. highway-env, {args.num_envs} envs in-process, {args.steps} steps per run",
+        {
+            "raw highway-env (step + render)": _raw_highway(gym_backend, args.num_envs, 0),
+            "env core, in-process": core_run,
+        },
+        args.rounds,
+        args.steps,
+    )
+    core_close()
+
+    for workers in (1, 2):
+        pool_run, pool_close = _core(env_module, workers, workers=workers)
+        async_run, async_close = _async_vector(gym_backend, workers)
+        results[f"pool_{workers}"] = _compare(
+            f"2. highway-env, {workers} worker(s), one env each, {args.steps} steps per run",
+            {
+                "gymnasium AsyncVectorEnv(shared_memory=True)": async_run,
+                "env core, process pool": pool_run,
+            },
+            args.rounds,
+            args.steps,
+        )
+        pool_close()
+        async_close()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        synthetic = _synthetic_package(Path(tmp))
+        run, close = _core(synthetic, 64, workers=0, backend="synthetic")
+        results["synthetic"] = _compare(
+            "3. synthetic backend, 64 envs, two 224x224 cameras, chunk 8",
+            {"synthetic backend through the env core": run},
+            args.rounds,
+            args.steps,
+        )
+        close()
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
