@@ -15,7 +15,7 @@ import multiprocessing as mp
 import traceback
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, NoReturn
 
 import numpy as np
@@ -239,7 +239,7 @@ class SubprocessVector:
     def _send(self, w: int, message: tuple, call: str) -> None:
         try:
             self._conns[w].send(message)
-        except (BrokenPipeError, EOFError, OSError):
+        except OSError:
             self._fail(w, call)
 
     def _receive(self, w: int, call: str) -> Any:
@@ -276,11 +276,10 @@ def _view(raw: Any, field: observations.Field, num_envs: int) -> np.ndarray:
 
 
 def _shutdown(conns: list, procs: list) -> None:
+    """Ask every worker to close, wait, then terminate what is still running."""
     for conn in conns:
-        try:
+        with suppress(OSError):  # a worker that already exited
             conn.send(("close", None))
-        except (BrokenPipeError, EOFError, OSError):
-            pass
     for proc in procs:
         proc.join(timeout=5.0)
         if proc.is_alive():
@@ -337,10 +336,8 @@ def _worker(
             traceback.format_exception(type(cause), cause, cause.__traceback__)
         )
         env = getattr(exc, "env_index", rows[0])
-        try:
+        with suppress(OSError):  # the parent is gone: nobody to tell
             conn.send(("error", (env, f"{_describe(cause)}\n{trace}")))
-        except OSError:
-            pass
     finally:
         envs.close()
         conn.close()

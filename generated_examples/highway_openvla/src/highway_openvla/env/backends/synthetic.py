@@ -88,7 +88,7 @@ class SyntheticBackend:
         return self._observe(), -distance, terminated, False, info
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the frame bank is shared and cached."""
 
     def _normalize(self, control: np.ndarray) -> np.ndarray:
         span = np.maximum(self.control_high - self.control_low, 1e-9)
