@@ -25,8 +25,11 @@ class EnvPlan:
     vehicle: Vehicle | None  #: set when a controller tracks waypoints
     wheelbase: float  #: metres, for the controller and the synthetic vehicle
     gymnasium: Gymnasium | None
-    video: bool  #: the spec records episodes
-    video_format: str | None  #: mp4 | gif when the spec records episodes
+    video_format: str | None  #: mp4 | gif when the spec records episodes, else None
+
+    @property
+    def video(self) -> bool:
+        return self.video_format is not None
 
     @property
     def sim_requirements(self) -> list[str]:
@@ -120,7 +123,7 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
             low, high = [0.0] * action.dim, [float(action.choices - 1)] * action.dim
         action_low, action_high = low, high
         gripper = action.kind == "delta_ee" and action.binarize_gripper
-        mapping = {"discrete": "discrete"}.get(action.kind, "gripper" if gripper else "scale")
+        mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
         shape, steps = (action.dim,), chunk
     return EnvPlan(
         preset=preset,
@@ -135,6 +138,5 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         vehicle=vehicle,
         wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
         gymnasium=env.gymnasium,
-        video=env.video is not None,
         video_format=env.video.format if env.video else None,
     )
