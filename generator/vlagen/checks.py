@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from .errors import Issue
 from .presets import PRESETS, PresetDecl
-from .spec import Spec, WaypointAction
+from .spec import EnvAction, Spec, WaypointAction
 from .targets import TargetDecl, all_targets, find_target
 
 PROMPT_FIELDS = {"task"}
@@ -205,7 +205,7 @@ def _check_preset(spec: Spec) -> Iterator[Issue]:
         yield Issue(("env",), "preset 'gymnasium' needs env.gymnasium.id, the id to make")
 
 
-def _check_preset_action(action, preset: PresetDecl) -> Iterator[Issue]:
+def _check_preset_action(action: EnvAction, preset: PresetDecl) -> Iterator[Issue]:
     kind, where = action.kind, f"preset {preset.name!r}"
     if not preset.accepts(kind):
         takes = ", ".join(k if w is None else f"{k} (dim {w})" for k, w in preset.actions.items())

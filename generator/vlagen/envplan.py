@@ -14,7 +14,6 @@ __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
 @dataclass(frozen=True)
 class EnvPlan:
     preset: PresetDecl
-    backend: str  #: the backend that runs the preset (synthetic stands in for it in tests)
     mapping: str  #: scale | gripper | discrete | trajectory | controller
     control_shape: tuple[int, ...]  #: what the backend's step takes
     control_low: tuple[float, ...]  #: per channel (per point dimension for trajectories)
@@ -127,7 +126,6 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         shape, steps = (action.dim,), chunk
     return EnvPlan(
         preset=preset,
-        backend=env.backend or preset.backend,
         mapping=mapping,
         control_shape=shape,
         control_low=tuple(low),

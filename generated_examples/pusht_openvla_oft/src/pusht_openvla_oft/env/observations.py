@@ -59,7 +59,7 @@ def _fields() -> tuple[Field, ...]:
 FIELDS = _fields()
 ARRAYS = tuple(f for f in FIELDS if f.dtype is not None)
 TEXTS = tuple(f for f in FIELDS if f.dtype is None)
-_BY_NAME = {f.name: f for f in FIELDS}
+BY_NAME = {f.name: f for f in FIELDS}
 
 Buffers = dict[str, np.ndarray]
 
@@ -72,6 +72,11 @@ def allocate(
     if buffer is None:
         return {f.name: np.zeros((num_envs, *f.shape), f.dtype) for f in ARRAYS}
     return {f.name: buffer(f, num_envs) for f in ARRAYS}
+
+
+def allocate_texts(num_envs: int) -> dict[str, list[str]]:
+    """One list of ``num_envs`` strings per text field."""
+    return {f.name: [""] * num_envs for f in TEXTS}
 
 
 def write(
@@ -105,7 +110,7 @@ def check_obs(obs: Any, env_index: int) -> None:
 
 def check_obs_field(name: str, value: Any, env_index: int) -> None:
     """Raise :class:`ObservationError` unless one env's ``value`` fits field ``name``."""
-    f = _BY_NAME[name]
+    f = BY_NAME[name]
     if f.dtype is None:
         if not isinstance(value, str):
             raise ObservationError(

@@ -109,7 +109,7 @@ class InProcessVector:
     ):
         self.num_envs = num_envs
         self.buffers = observations.allocate(num_envs)
-        self.texts = {f.name: [""] * num_envs for f in observations.TEXTS}
+        self.texts = observations.allocate_texts(num_envs)
         backends = [factory(i) for i in range(num_envs)]
         self._envs = _Envs(backends, range(num_envs), check_every_step)
         first = self._envs.backends[0]
@@ -153,10 +153,8 @@ class SubprocessVector:
             f.name: ctx.RawArray("B", max(1, f.nbytes * num_envs))
             for f in observations.ARRAYS
         }
-        self.buffers = observations.allocate(
-            num_envs, lambda f, n: _view(raw[f.name], f, n)
-        )
-        self.texts = {f.name: [""] * num_envs for f in observations.TEXTS}
+        self.buffers = _shared_buffers(raw, num_envs)
+        self.texts = observations.allocate_texts(num_envs)
         self._slices = [
             s for s in np.array_split(np.arange(num_envs), workers) if len(s)
         ]
@@ -267,12 +265,14 @@ class SubprocessVector:
         )
 
 
-def _view(raw: Any, field: observations.Field, num_envs: int) -> np.ndarray:
-    return (
-        np.frombuffer(raw, dtype=np.uint8)[: field.nbytes * num_envs]
-        .view(field.dtype)
-        .reshape(num_envs, *field.shape)
-    )
+def _shared_buffers(raw: dict, num_envs: int) -> observations.Buffers:
+    """The observation arrays as views of the shared blocks (one per array field)."""
+
+    def view(field: observations.Field, n: int) -> np.ndarray:
+        block = np.frombuffer(raw[field.name], dtype=np.uint8)[: field.nbytes * n]
+        return block.view(field.dtype).reshape(n, *field.shape)
+
+    return observations.allocate(num_envs, view)
 
 
 def _shutdown(conns: list, procs: list) -> None:
@@ -301,8 +301,8 @@ def _worker(
     """A pool worker: builds its backends, then serves reset/step until told to close or
     until the parent goes away (its end of the pipe closes)."""
     parent_end.close()
-    buffers = observations.allocate(num_envs, lambda f, n: _view(raw[f.name], f, n))
-    texts = {f.name: [""] * num_envs for f in observations.TEXTS}
+    buffers = _shared_buffers(raw, num_envs)
+    texts = observations.allocate_texts(num_envs)
     envs = _Envs([], rows, check)
     try:
         for row in rows:

@@ -17,14 +17,13 @@ from functools import cache
 import numpy as np
 
 from ...spec import SPEC
-from .. import actions
+from .. import actions, observations
 from .base import Obs, Task
 
 BANK_SIZE = 8
 SUCCESS_RADIUS = 0.05
 COLLISION_PROBABILITY = 0.01
 COMMANDS = ("go straight", "turn left", "turn right")
-_DTYPES = {"float32": np.float32, "int64": np.int64, "bool": np.bool_}
 
 
 @cache
@@ -105,5 +104,6 @@ class SyntheticBackend:
             if extra.dtype == "text":
                 obs[extra.name] = COMMANDS[(self._t + self.index) % len(COMMANDS)]
             else:
-                obs[extra.name] = np.full(extra.shape, self._t, _DTYPES[extra.dtype])
+                dtype = observations.BY_NAME[extra.name].dtype
+                obs[extra.name] = np.full(extra.shape, self._t, dtype)
         return obs
