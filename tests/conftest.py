@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -11,6 +14,29 @@ from click.testing import CliRunner
 REPO = Path(__file__).resolve().parent.parent
 SPECS = sorted((REPO / "specs").glob("*.yaml"))
 GOLDENS = REPO / "generated_examples"
+
+#: The one skip allowed where a package's simulator is installed: GPU tests without a GPU.
+NO_GPU = "needs a CUDA device"
+
+
+def run_package_tests(package: Path, *, real_simulator: bool) -> str:
+    """Run a generated package's own tests; with ``real_simulator`` nothing but its GPU
+    tests may skip. Returns pytest's output."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " passed" in done.stdout
+    if real_simulator:
+        skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+        assert all(line.endswith(NO_GPU) for line in skips), done.stdout
+    return done.stdout
+
 
 MINIMAL_SPEC = textwrap.dedent(
     """\

@@ -5,7 +5,6 @@ backends, a generic gymnasium id stepped for real, video)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC
+from conftest import MINIMAL_SPEC, run_package_tests
 from vlagen.api import generate, write
 from vlagen.errors import SpecError
 from vlagen.load import load_spec_text
@@ -206,14 +205,4 @@ def test_variant_package_is_clean_and_its_env_tests_pass(name: str, tmp_path: Pa
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    if name == "gymnasium_cartpole":  # a real simulator: nothing may be skipped
-        assert "skipped" not in done.stdout, done.stdout
+    run_package_tests(out, real_simulator=name == "gymnasium_cartpole")

@@ -4,19 +4,18 @@ ruff-clean, and pass their own tests. Refresh them with ``python tests/refresh_g
 from __future__ import annotations
 
 import difflib
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import GOLDENS, SPECS
+from conftest import GOLDENS, SPECS, run_package_tests
 from refresh_goldens import render_example
 
 IGNORED = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 #: Examples whose simulators CI installs: their real-simulator tests must run, not skip.
-REAL_SIMULATORS = {"highway_openvla", "pusht_openvla_oft"}
+REAL_SIMULATORS = {"cartpole_custom", "highway_openvla", "pusht_openvla_oft"}
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -66,15 +65,4 @@ def test_goldens_are_ruff_clean() -> None:
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_golden_package_tests_pass(spec: Path) -> None:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
-        cwd=GOLDENS / spec.stem,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert " passed" in done.stdout
-    if spec.stem in REAL_SIMULATORS:
-        assert "skipped" not in done.stdout, done.stdout
+    run_package_tests(GOLDENS / spec.stem, real_simulator=spec.stem in REAL_SIMULATORS)

@@ -14,8 +14,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from .errors import Issue
+from .families import FAMILIES, SPECIAL_TOKENS
 from .presets import PRESETS, PresetDecl
-from .spec import EnvAction, Spec, WaypointAction
+from .spec import EnvAction, Normalization, Spec, WaypointAction
 from .targets import TargetDecl, all_targets, find_target
 
 PROMPT_FIELDS = {"task"}
@@ -77,21 +78,19 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
             f"a waypoint policy predicts env.action.num_waypoints ({env.num_waypoints}) "
             f"points per decision; set model.action.chunk to it (got {model.chunk})",
         )
-    if env.kind == "discrete" and model.bins < env.choices:
+    if env.kind == "discrete" and model.bins - 1 < env.choices:
         yield Issue(
             ("model", "action", "bins"),
-            f"{model.bins} bins cannot encode env.action.choices ({env.choices})",
+            f"{model.bins} bins give {model.bins - 1} distinct values (OpenVLA's scheme: "
+            f"bins edges, bins - 1 centres), too few for env.action.choices ({env.choices})",
         )
-    family, kind = spec.model.family, env.kind
-    if family == "waypoint" and kind != "waypoints":
+    family = FAMILIES[spec.model.family]
+    if env.kind not in family.action_kinds:
         yield Issue(
             ("model", "family"),
-            f"family 'waypoint' predicts waypoints, but env.action.kind is {kind!r}",
-        )
-    if kind == "waypoints" and family not in ("waypoint", "custom"):
-        yield Issue(
-            ("model", "family"),
-            f"env.action.kind 'waypoints' needs family 'waypoint' or 'custom', got {family!r}",
+            f"family {family.name!r} cannot drive env.action.kind {env.kind!r}; it drives "
+            f"{', '.join(family.action_kinds)} (families for {env.kind!r}: "
+            f"{', '.join(f.name for f in FAMILIES.values() if env.kind in f.action_kinds)})",
         )
     stats = model.normalization
     if stats is not None:
@@ -102,12 +101,79 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
                     ("model", "action", "normalization", key),
                     f"has {len(values)} values; model.action.dim is {model.dim}",
                 )
-        for i, (lo, hi) in enumerate(zip(stats.q01, stats.q99, strict=False)):
-            if lo >= hi:
+        yield from _ordered(stats, ("model", "action", "normalization"))
+        if not family.normalization:
+            yield Issue(
+                ("model", "action", "normalization"),
+                f"family {family.name!r} bins over env.action.low/high; drop the normalization",
+            )
+        for i, value in enumerate([*stats.q01, *stats.q99]):
+            if not -1.0 <= value <= 1.0:
+                key, dim = ("q01", i) if i < len(stats.q01) else ("q99", i - len(stats.q01))
                 yield Issue(
-                    ("model", "action", "normalization", "q99", i),
-                    f"q99 ({hi}) must be greater than q01 ({lo}) in dimension {i}",
+                    ("model", "action", "normalization", key, dim),
+                    f"{value} is outside [-1, 1]: action statistics are in the env's canonical "
+                    "units, which the env core scales to the simulator's bounds",
                 )
+
+
+def _ordered(stats: Normalization, loc: tuple) -> Iterator[Issue]:
+    for i, (lo, hi) in enumerate(zip(stats.q01, stats.q99, strict=False)):
+        if lo >= hi:
+            yield Issue(
+                (*loc, "q99", i), f"q99 ({hi}) must be greater than q01 ({lo}) in dimension {i}"
+            )
+
+
+def _check_model(spec: Spec) -> Iterator[Issue]:
+    model, env = spec.model, spec.env
+    family = FAMILIES[model.family]
+    if family.token_based and model.vocab_size < model.action.bins + SPECIAL_TOKENS:
+        yield Issue(
+            ("model", "vocab_size"),
+            f"a vocabulary of {model.vocab_size} cannot hold {model.action.bins} action tokens "
+            f"(model.action.bins) plus {SPECIAL_TOKENS} special tokens",
+        )
+    height, width = model.image_size
+    if family.token_based and height != width:
+        yield Issue(
+            ("model", "image_size"),
+            f"{height}x{width} is not square; the vision backbones of family "
+            f"{family.name!r} take square crops",
+        )
+    names = [c.name for c in env.cameras]
+    for i, name in enumerate(model.cameras or []):
+        if name not in names:
+            yield Issue(
+                ("model", "cameras", i),
+                f"no env camera {name!r}{did_you_mean(name, names)} (cameras: {', '.join(names)})",
+            )
+    if model.cameras is not None and not model.cameras:
+        yield Issue(("model", "cameras"), "the model needs at least one camera")
+    if (model.image_mean is None) != (model.image_std is None):
+        key = "image_std" if model.image_std is None else "image_mean"
+        yield Issue(("model", key), "set image_mean and image_std together")
+    for key in ("image_mean", "image_std"):
+        values = getattr(model, key)
+        if values is not None and (not values or len(values) % 3):
+            yield Issue(("model", key), f"has {len(values)} values; give 3 per RGB image")
+    for i, value in enumerate(model.image_std or []):
+        if value <= 0:
+            yield Issue(("model", "image_std", i), f"must be positive, got {value}")
+    if model.use_state and not env.state_dim:
+        yield Issue(("model", "use_state"), "the env has no state; set env.state_dim")
+    stats = model.state_normalization
+    if stats is not None:
+        if not model.use_state:
+            yield Issue(("model", "state_normalization"), "is only used with use_state: true")
+        for key in ("q01", "q99", "mask"):
+            values = getattr(stats, key)
+            if env.state_dim and values is not None and len(values) != env.state_dim:
+                yield Issue(
+                    ("model", "state_normalization", key),
+                    f"has {len(values)} values; env.state_dim is {env.state_dim}",
+                )
+        yield from _ordered(stats, ("model", "state_normalization"))
 
 
 def _check_prompt(spec: Spec) -> Iterator[Issue]:
@@ -299,6 +365,7 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
 CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_project,
     _check_action,
+    _check_model,
     _check_prompt,
     _check_env,
     _check_preset,

@@ -15,6 +15,7 @@ from typing import Any
 from ._version import __version__
 from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
+from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .spec import Spec
 from .targets import TargetDecl, find_target
 from .tree import Mode
@@ -51,6 +52,7 @@ class Plan:
     package: str
     targets: tuple[PlannedTarget, ...]
     env: EnvPlan
+    model: ModelPlan
     classes: tuple[ConstClass, ...]  #: dataclasses mirroring the spec models, for spec.py
     spec_literal: str  #: a Python expression building the resolved spec from those classes
     files: tuple[PlannedFile, ...]
@@ -76,6 +78,7 @@ def make_plan(spec: Spec) -> Plan:
     spec_hash = hashlib.sha256(canonical_json(data).encode()).hexdigest()
     package = resolved.project.import_name
     env = make_env_plan(resolved.env, resolved.model.action.chunk)
+    model = make_model_plan(resolved, package)
     targets = tuple(
         PlannedTarget(_decl(t.framework, t.version), t.algorithm) for t in resolved.targets
     )
@@ -93,15 +96,17 @@ def make_plan(spec: Spec) -> Plan:
         package=package,
         targets=targets,
         env=env,
+        model=model,
         classes=spec_classes(Spec),
         spec_literal=py_literal(resolved),
-        files=_core_files(package) + _env_files(package, env),
+        files=_core_files(package) + _env_files(package, env) + _model_files(package, model),
     )
 
 
 def _resolve(spec: Spec) -> Spec:
     project = spec.project.model_copy(update={"package": spec.project.import_name})
-    return spec.model_copy(update={"project": project, "env": resolve_env(spec.env)})
+    update = {"project": project, "env": resolve_env(spec.env), "model": resolve_model(spec)}
+    return spec.model_copy(update=update)
 
 
 def _decl(framework: str, version: str) -> TargetDecl:
@@ -142,4 +147,21 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
+    return tuple(sorted(files, key=lambda f: f.path))
+
+
+def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
+    """The policy core, the smoke run, their tests, and your custom module's first draft."""
+    src, tpl = f"src/{package}", "package/src"
+    files = [
+        PlannedFile(f"{src}/model/{name}.py", f"{tpl}/model/{name}.py.jinja")
+        for name in model.modules
+    ]
+    files.append(PlannedFile(f"{src}/smoke.py", f"{tpl}/smoke.py.jinja"))
+    if model.scaffold is not None:
+        files.append(
+            PlannedFile(f"src/{model.scaffold}", f"{tpl}/custom_module.py.jinja", Mode.SCAFFOLD)
+        )
+    for name in ("test_model", "test_model_gpu", "test_closed_loop"):
+        files.append(PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja"))
     return tuple(sorted(files, key=lambda f: f.path))

@@ -149,11 +149,12 @@ class Project(StrictModel):
 
 
 class Normalization(StrictModel):
-    """Per-dimension action statistics, OpenVLA style: actions are mapped from [q01, q99]
-    to [-1, 1] on the dimensions where `mask` is true (the gripper usually is not)."""
+    """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on the
+    dimensions where `mask` is true (the gripper usually is not). For actions they are in the
+    env's canonical units ([-1, 1]; the env core scales those to the simulator)."""
 
-    q01: list[float] = Field(description="1st percentile of each action dimension.")
-    q99: list[float] = Field(description="99th percentile of each action dimension.")
+    q01: list[float] = Field(description="1st percentile of each dimension.")
+    q99: list[float] = Field(description="99th percentile of each dimension.")
     mask: list[bool] | None = Field(
         default=None, description="Which dimensions to normalize; default: all."
     )
@@ -207,6 +208,37 @@ class Model(StrictModel):
     prompt_template: str = Field(
         default="In: What action should the robot take to {task}?\nOut:",
         description="Prompt with a `{task}` placeholder for each env's task text.",
+    )
+    vocab_size: Annotated[int, Field(ge=2)] = Field(
+        default=32000,
+        description="The checkpoint tokenizer's vocabulary without padding (32000 for "
+        "OpenVLA's Llama 2); action tokens are its last `action.bins` ids.",
+    )
+    cameras: list[Identifier] | None = Field(
+        default=None,
+        description="Env cameras the model sees, in order; default: the main camera.",
+    )
+    image_mean: list[float] | None = Field(
+        default=None,
+        description="Per-channel pixel mean after scaling to [0, 1]; default: the "
+        "checkpoint's preprocessor_config.json. Several triples stack fused backbones.",
+    )
+    image_std: list[float] | None = Field(
+        default=None, description="Per-channel pixel std, paired with `image_mean`."
+    )
+    use_state: bool = Field(
+        default=False,
+        description="Append the env's proprio state to the prompt as `action.bins` tokens.",
+    )
+    state_normalization: Normalization | None = Field(
+        default=None, description="Statistics mapping the state to [-1, 1] before binning."
+    )
+    attn_implementation: Literal["eager", "sdpa", "flash_attention_2"] | None = Field(
+        default=None, description="transformers attention kernel; default: its own choice."
+    )
+    trust_remote_code: bool = Field(
+        default=False,
+        description="Run the checkpoint's own modeling code (OpenVLA checkpoints need it).",
     )
     action: ModelAction = Field(description="The action head's output.")
     unnorm_key: str | None = Field(

@@ -1,0 +1,110 @@
+"""The model part of the plan: how the generated policy core decodes, what it feeds the
+model, and the statistics it holds as literals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .families import FAMILIES, FamilyDecl
+from .spec import Lora, Model, Spec
+
+__all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
+
+TORCH_REQUIREMENT = "torch>=2.4,<3"
+TRANSFORMERS_REQUIREMENT = "transformers>=4.56,<6"  # `dtype=` in from_pretrained
+PEFT_REQUIREMENT = "peft>=0.13"
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    family: FamilyDecl
+    chunk: int
+    dim: int
+    bins: int
+    vocab_end: int  #: one past the last action token id (bins for a custom module)
+    cameras: tuple[str, ...]  #: env cameras the model sees, in order
+    image_size: tuple[int, int]
+    image_mean: tuple[float, ...] | None  #: None: read the checkpoint's processor config
+    image_std: tuple[float, ...] | None
+    action_stats: tuple[tuple[float, ...], tuple[float, ...], tuple[bool, ...]] | None
+    unnorm_key: str | None
+    state_dim: int  #: 0 unless the prompt carries the state
+    state_stats: tuple[tuple[float, ...], tuple[float, ...], tuple[bool, ...]] | None
+    value_head: bool
+    lora: Lora | None
+    custom_module: str | None  #: ``module`` of `model.class_path`
+    custom_class: str | None
+    scaffold: str | None  #: package-relative path of the custom module vlagen starts for you
+
+    @property
+    def tokens(self) -> int:
+        """Action tokens per decision."""
+        return self.chunk * self.dim
+
+    @property
+    def decoding(self) -> str:
+        return self.family.decoding
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The policy core's modules under ``model/``."""
+        loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
+        return ("__init__", "action_tokens", "inputs", "policy", *loader)
+
+    @property
+    def requirements(self) -> list[str]:
+        reqs = [TORCH_REQUIREMENT]
+        if self.family.token_based:
+            reqs.append(TRANSFORMERS_REQUIREMENT)
+        if self.lora is not None:
+            reqs.append(PEFT_REQUIREMENT)
+        return reqs
+
+
+def resolve_model(spec: Spec) -> Model:
+    """The model section with derivable defaults filled in: the cameras it sees."""
+    model = spec.model
+    if model.cameras is not None:
+        return model
+    cameras = spec.env.cameras
+    main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
+    return model.model_copy(update={"cameras": [main]})
+
+
+def _stats(norm, dim: int):
+    if norm is None:
+        return None
+    mask = norm.mask if norm.mask is not None else [True] * dim
+    return tuple(norm.q01), tuple(norm.q99), tuple(mask)
+
+
+def make_model_plan(spec: Spec, package: str) -> ModelPlan:
+    """The plan of a resolved spec's model (:func:`resolve_model` ran)."""
+    model = spec.model
+    family = FAMILIES[model.family]
+    module, _, name = (model.class_path or "").partition(":")
+    scaffold = None
+    if module.startswith(f"{package}."):
+        scaffold = module.replace(".", "/") + ".py"
+    state_dim = (spec.env.state_dim or 0) if model.use_state else 0
+    mean, std = model.image_mean, model.image_std
+    return ModelPlan(
+        family=family,
+        chunk=model.action.chunk,
+        dim=model.action.dim,
+        bins=model.action.bins,
+        vocab_end=model.vocab_size if family.token_based else model.action.bins,
+        cameras=tuple(model.cameras or ()),
+        image_size=tuple(model.image_size),
+        image_mean=tuple(mean) if mean is not None else None,
+        image_std=tuple(std) if std is not None else None,
+        action_stats=_stats(model.action.normalization, model.action.dim),
+        unnorm_key=model.unnorm_key,
+        state_dim=state_dim,
+        state_stats=_stats(model.state_normalization, state_dim),
+        value_head=model.value_head,
+        lora=model.lora,
+        custom_module=module or None,
+        custom_class=name or None,
+        scaffold=scaffold,
+    )
