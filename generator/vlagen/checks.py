@@ -151,7 +151,7 @@ def _check_model(spec: Spec) -> Iterator[Issue]:
     if model.cameras is not None and not model.cameras:
         yield Issue(("model", "cameras"), "the model needs at least one camera")
     if (model.image_mean is None) != (model.image_std is None):
-        key = "image_std" if model.image_std is None else "image_mean"
+        key = "image_mean" if model.image_std is None else "image_std"
         yield Issue(("model", key), "set image_mean and image_std together")
     for key in ("image_mean", "image_std"):
         values = getattr(model, key)
@@ -160,6 +160,12 @@ def _check_model(spec: Spec) -> Iterator[Issue]:
     for i, value in enumerate(model.image_std or []):
         if value <= 0:
             yield Issue(("model", "image_std", i), f"must be positive, got {value}")
+    if model.use_state and not family.token_based:
+        yield Issue(
+            ("model", "use_state"),
+            "a custom module gets the state as a tensor (inputs.state); use_state puts it "
+            "in the prompt of token families",
+        )
     if model.use_state and not env.state_dim:
         yield Issue(("model", "use_state"), "the env has no state; set env.state_dim")
     stats = model.state_normalization

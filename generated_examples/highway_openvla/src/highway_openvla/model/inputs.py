@@ -64,7 +64,13 @@ def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
 
 
 class ImagePreprocessor:
-    """Resize and normalize camera frames on the model's device."""
+    """Resize and normalize camera frames on the model's device.
+
+    Frames stay uint8 through the resize on a CPU, where torch has a fast channels-last
+    uint8 kernel (a ``[N, H, W, 3]`` array viewed as ``[N, 3, H, W]`` already is
+    channels-last); on a GPU they turn float first. Normalization is a multiply-add in
+    place: ``(x / 255 - mean) / std = x * scale - shift``.
+    """
 
     def __init__(
         self,
@@ -83,15 +89,27 @@ class ImagePreprocessor:
         self.std = torch.tensor(std, dtype=torch.float32, device=device).view(
             -1, 3, 1, 1
         )
+        self.scale = 1.0 / (255.0 * self.std)
+        self.shift = self.mean / self.std
         self.device, self.dtype = device, dtype
 
     def __call__(self, obs: Mapping[str, Any]) -> torch.Tensor:
-        frames = [self._camera(to_device(obs[name], self.device)) for name in CAMERAS]
-        pixels = torch.stack(frames, dim=1)  # [N, cameras, C, H, W]
-        return pixels.flatten(0, 1).to(self.dtype)
+        frames = [self._resized(to_device(obs[name], self.device)) for name in CAMERAS]
+        images = (
+            torch.stack(frames, dim=1).float().unsqueeze(2)
+        )  # [N, cameras, 1, 3, H, W]
+        triples = self.scale.shape[0]  # a copy per triple only for fused backbones
+        pixels = images.expand(-1, -1, triples, -1, -1, -1).contiguous()
+        pixels.mul_(self.scale).sub_(
+            self.shift
+        )  # in place: fresh float buffers are slow
+        return pixels.flatten(2, 3).flatten(0, 1).to(self.dtype)
 
-    def _camera(self, frames: torch.Tensor) -> torch.Tensor:
-        images = frames.permute(0, 3, 1, 2).float()
+    def _resized(self, frames: torch.Tensor) -> torch.Tensor:
+        """``[N, H, W, 3]`` → contiguous ``[N, 3, *IMAGE_SIZE]``."""
+        images = frames.permute(0, 3, 1, 2)  # a channels-last view, no copy
+        if self.device.type != "cpu":
+            images = images.float()
         if tuple(images.shape[-2:]) != IMAGE_SIZE:
             images = F.interpolate(
                 images,
@@ -100,8 +118,7 @@ class ImagePreprocessor:
                 antialias=True,
                 align_corners=False,
             )
-        images = images.div_(255.0).unsqueeze(1)  # [N, 1, 3, H, W]
-        return ((images - self.mean) / self.std).flatten(1, 2)
+        return images.contiguous()
 
 
 class PromptEncoder:

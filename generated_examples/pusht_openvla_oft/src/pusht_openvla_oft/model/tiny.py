@@ -65,6 +65,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
 
     height, _ = IMAGE_SIZE
     patch = next((p for p in PATCH_SIZES if height % p == 0), 1)
+    channels = len(SPEC.model.image_mean or (0.5, 0.5, 0.5))  # 3 per fused backbone
     tokenizer = _tokenizer()
     padded_vocab = -(-VOCAB_END // 64) * 64  # as OpenVLA pads Llama's 32000 to 32064
     config = LlavaConfig(
@@ -75,6 +76,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
             num_attention_heads=4,
             image_size=height,
             patch_size=patch,
+            num_channels=channels,
         ),
         text_config=LlamaConfig(
             vocab_size=padded_vocab,
