@@ -94,14 +94,8 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
         )
     stats = model.normalization
     if stats is not None:
-        for key in ("q01", "q99", "mask"):
-            values = getattr(stats, key)
-            if values is not None and len(values) != model.dim:
-                yield Issue(
-                    ("model", "action", "normalization", key),
-                    f"has {len(values)} values; model.action.dim is {model.dim}",
-                )
-        yield from _ordered(stats, ("model", "action", "normalization"))
+        loc = ("model", "action", "normalization")
+        yield from _statistics(stats, loc, model.dim, "model.action.dim")
         if not family.normalization:
             yield Issue(
                 ("model", "action", "normalization"),
@@ -117,7 +111,12 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
                 )
 
 
-def _ordered(stats: Normalization, loc: tuple) -> Iterator[Issue]:
+def _statistics(stats: Normalization, loc: tuple, dims: int, source: str) -> Iterator[Issue]:
+    """q01/q99/mask of ``dims`` values each, with q01 < q99."""
+    for key in ("q01", "q99", "mask"):
+        values = getattr(stats, key)
+        if values is not None and len(values) != dims:
+            yield Issue((*loc, key), f"has {len(values)} values; {source} is {dims}")
     for i, (lo, hi) in enumerate(zip(stats.q01, stats.q99, strict=False)):
         if lo >= hi:
             yield Issue(
@@ -172,14 +171,9 @@ def _check_model(spec: Spec) -> Iterator[Issue]:
     if stats is not None:
         if not model.use_state:
             yield Issue(("model", "state_normalization"), "is only used with use_state: true")
-        for key in ("q01", "q99", "mask"):
-            values = getattr(stats, key)
-            if env.state_dim and values is not None and len(values) != env.state_dim:
-                yield Issue(
-                    ("model", "state_normalization", key),
-                    f"has {len(values)} values; env.state_dim is {env.state_dim}",
-                )
-        yield from _ordered(stats, ("model", "state_normalization"))
+        if env.state_dim:
+            loc = ("model", "state_normalization")
+            yield from _statistics(stats, loc, env.state_dim, "env.state_dim")
 
 
 def _check_prompt(spec: Spec) -> Iterator[Issue]:
