@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from ._version import __version__
@@ -19,6 +21,11 @@ from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .spec import Spec
 from .targets import TargetDecl, find_target
 from .tree import Mode
+
+
+def templates_root() -> Path:
+    """The installed ``templates/`` folder (shipped in the wheel as ``vlagen.templates``)."""
+    return Path(str(files("vlagen.templates")))
 
 __all__ = ["Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
 
@@ -31,12 +38,14 @@ class PlannedFile:
     template: str
     mode: Mode = Mode.GENERATED
     executable: bool = False
+    target: str | None = None  #: the framework whose plan the template reads as ``target``
 
 
 @dataclass(frozen=True)
 class PlannedTarget:
     decl: TargetDecl
     algorithm: str
+    plan: Any = None  #: what the target's planner derived, for its templates
 
     @property
     def algorithm_config(self) -> str:
@@ -65,6 +74,17 @@ class Plan:
     def generated_paths(self) -> tuple[str, ...]:
         return tuple(f.path for f in self.files if f.mode is Mode.GENERATED)
 
+    @property
+    def test_requirements(self) -> list[str]:
+        """The package's ``test`` extra: the env's, then each target's, without repeats."""
+        out = list(self.env.test_requirements)
+        for t in self.targets:
+            out += [r for r in t.decl.test_requirements if r not in out]
+        return out
+
+    def target(self, framework: str) -> PlannedTarget:
+        return next(t for t in self.targets if t.decl.framework == framework)
+
 
 def canonical_json(data: Any) -> str:
     """The one serialization the spec hash is taken over (the generated tests redo it)."""
@@ -79,9 +99,7 @@ def make_plan(spec: Spec) -> Plan:
     package = resolved.project.import_name
     env = make_env_plan(resolved.env, resolved.model.action.chunk)
     model = make_model_plan(resolved, package)
-    targets = tuple(
-        PlannedTarget(_decl(t.framework, t.version), t.algorithm) for t in resolved.targets
-    )
+    targets = tuple(_planned_target(resolved, i) for i in range(len(resolved.targets)))
     spec_json = json.dumps(
         {"generated_by": f"vlagen {__version__}", "spec": data, "spec_hash": spec_hash},
         sort_keys=True,
@@ -99,7 +117,10 @@ def make_plan(spec: Spec) -> Plan:
         model=model,
         classes=spec_classes(Spec),
         spec_literal=py_literal(resolved),
-        files=_core_files(package) + _env_files(package, env) + _model_files(package, model),
+        files=_core_files(package)
+        + _env_files(package, env)
+        + _model_files(package, model)
+        + _target_files(package, targets),
     )
 
 
@@ -107,6 +128,13 @@ def _resolve(spec: Spec) -> Spec:
     project = spec.project.model_copy(update={"package": spec.project.import_name})
     update = {"project": project, "env": resolve_env(spec.env), "model": resolve_model(spec)}
     return spec.model_copy(update=update)
+
+
+def _planned_target(spec: Spec, index: int) -> PlannedTarget:
+    target = spec.targets[index]
+    decl = _decl(target.framework, target.version)
+    plan = decl.planner(spec, index) if decl.planner is not None else None
+    return PlannedTarget(decl, target.algorithm, plan)
 
 
 def _decl(framework: str, version: str) -> TargetDecl:
@@ -164,4 +192,30 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
         )
     for name in ("test_model", "test_model_gpu", "test_closed_loop"):
         files.append(PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja"))
+    return tuple(sorted(files, key=lambda f: f.path))
+
+
+def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
+    """Each target's template folder, laid out under ``src/<pkg>/targets/<framework>/`` (its
+    ``src/``) and ``tests/`` (its ``tests/``); shell scripts are executable."""
+    with_files = [t for t in targets if t.decl.templates is not None]
+    if not with_files:
+        return ()
+    files = [PlannedFile(f"src/{package}/targets/__init__.py", "targets/__init__.py.jinja")]
+    root = templates_root() / "targets"
+    for t in with_files:
+        folder = root / str(t.decl.templates)
+        framework = t.decl.framework
+        places = {"src": f"src/{package}/targets/{framework}", "tests": "tests"}
+        for part, dest in places.items():
+            for source in sorted((folder / part).glob("*.jinja")):
+                name = source.name.removesuffix(".jinja")
+                files.append(
+                    PlannedFile(
+                        f"{dest}/{name}",
+                        f"targets/{t.decl.templates}/{part}/{source.name}",
+                        executable=name.endswith(".sh"),
+                        target=framework,
+                    )
+                )
     return tuple(sorted(files, key=lambda f: f.path))

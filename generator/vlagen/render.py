@@ -7,26 +7,27 @@ registered in one place. Each file gets a provenance header in its own comment s
 
 from __future__ import annotations
 
+import shlex
 from functools import cache
-from importlib.resources import files
 from pathlib import Path, PurePosixPath
 
 import jinja2
 
 from .literals import docstring, md_text, py_literal, toml_literal
-from .plan import Plan
+from .plan import Plan, templates_root
 from .tree import File, FileTree, Mode
 
 __all__ = ["provenance_header", "render_plan", "templates_root"]
 
-FILTERS = {"py": py_literal, "toml": toml_literal, "md": md_text, "docstring": docstring}
+FILTERS = {
+    "py": py_literal,
+    "toml": toml_literal,
+    "md": md_text,
+    "docstring": docstring,
+    "sh": shlex.quote,
+}
 
 _HASH_COMMENT = {".py", ".toml", ".yaml", ".yml", ".sh", ".cfg", ".txt", ""}
-
-
-def templates_root() -> Path:
-    """The installed ``templates/`` folder (shipped in the wheel as ``vlagen.templates``)."""
-    return Path(str(files("vlagen.templates")))
 
 
 @cache
@@ -48,7 +49,8 @@ def render_plan(plan: Plan) -> FileTree:
     env = environment()
     out: dict[str, File] = {}
     for planned in plan.files:
-        text = env.get_template(planned.template).render(plan=plan, spec=plan.spec)
+        target = plan.target(planned.target) if planned.target else None
+        text = env.get_template(planned.template).render(plan=plan, spec=plan.spec, target=target)
         text = _with_header(text, provenance_header(planned.path, planned.mode, plan))
         out[planned.path] = File(text.encode("utf-8"), planned.mode, planned.executable)
     return FileTree(out)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
 
@@ -25,6 +25,9 @@ __all__ = ["TargetDecl", "all_targets", "find_target", "framework_names"]
 
 #: A plan check: given the spec and the index of this target in ``spec.targets``, yield issues.
 Check = Callable[["Spec", int], Iterable[Issue]]
+#: The target's own plan: given the resolved spec and this target's index, the data its
+#: templates lay out (config keys, pipeline nodes, shapes), computed once in Python.
+TargetPlanner = Callable[["Spec", int], Any]
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,14 @@ class TargetDecl:
         model_families: Spec model families this target can train.
         contract: One line on the env/model contract the adapter implements.
         checks: Plan checks specific to this target.
+        templates: Folder under ``templates/targets/`` with the adapter's templates:
+            ``src/*.jinja`` become ``src/<pkg>/targets/<framework>/*``, ``tests/*.jinja`` the
+            package's tests. ``None``: the target generates no files yet.
+        planner: Builds the target's plan (see :data:`TargetPlanner`).
+        runtime_requirements: What training with it needs beyond ``requirement`` that the
+            framework does not declare (the generated package's extra lists both).
+        test_requirements: What the generated verification tests need to import the
+            framework's classes when it is installed ``--no-deps``.
     """
 
     framework: str
@@ -51,6 +62,10 @@ class TargetDecl:
     model_families: tuple[str, ...]
     contract: str
     checks: tuple[Check, ...] = field(default=())
+    templates: str | None = None
+    planner: TargetPlanner | None = None
+    runtime_requirements: tuple[str, ...] = ()
+    test_requirements: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

@@ -35,6 +35,8 @@ def make_env(
     seed: int | None = None,
     debug: bool = False,
     video: bool | None = None,
+    max_episode_steps: int | None = None,
+    auto_reset: bool = True,
 ) -> VecEnv:
     """The spec's environment, batched.
 
@@ -47,6 +49,8 @@ def make_env(
         debug: Check observation shapes and dtypes on every step, not only on reset.
         video: Record episodes of the spec's ``env.video`` camera (default: when the spec
             sets ``env.video``).
+        max_episode_steps: Steps before truncation (default: the spec's).
+        auto_reset: Reset finished envs at the end of ``step`` (see :class:`VecEnv`).
     """
     module = load_backend(backend or SPEC.env.backend)
     n = SPEC.env.num_envs if num_envs is None else num_envs
@@ -63,4 +67,14 @@ def make_env(
     if video:
         raise ValueError("the spec sets no env.video; add one to record episodes")
     seed = SPEC.training.seed if seed is None else seed
-    return VecEnv(vector, module.tasks(), seed=seed, recorder=recorder)
+    steps = (
+        SPEC.env.max_episode_steps if max_episode_steps is None else max_episode_steps
+    )
+    return VecEnv(
+        vector,
+        module.tasks(),
+        seed=seed,
+        max_episode_steps=steps,
+        recorder=recorder,
+        auto_reset=auto_reset,
+    )

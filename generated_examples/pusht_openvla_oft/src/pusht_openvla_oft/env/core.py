@@ -9,7 +9,9 @@ backend takes a whole trajectory per step). An env whose episode ends inside a c
 there; at the end of the chunk it is reset (same-call auto-reset, the gymnasium vector
 convention): ``info["final_obs"]`` and ``info["final_info"]`` keep what it saw last, and
 ``info["episode"]`` its return, length, success and per-term sums, valid where
-``info["_final"]`` is true.
+``info["_final"]`` is true. With ``auto_reset=False`` a finished env waits, its last
+observation and stats in place, until ``reset(env_ids=...)`` starts it again; ``step``'s
+``active`` mask then says which envs to step (frameworks that retire envs mid-rollout).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class VecEnv:
             episode count, so a run is reproducible whatever the batching.
         max_episode_steps: Backend steps before an episode is truncated.
         recorder: Records episodes of one camera (:mod:`.video`), or ``None``.
+        auto_reset: Reset an env when its episode ends (default); when false it waits
+            for :meth:`reset`.
     """
 
     def __init__(
@@ -49,12 +53,14 @@ class VecEnv:
         seed: int = SPEC.training.seed,
         max_episode_steps: int = SPEC.env.max_episode_steps,
         recorder: Any = None,
+        auto_reset: bool = True,
     ) -> None:
         if not tasks:
             raise ValueError("the task catalogue is empty")
         self.vector, self.tasks, self.recorder = vector, tuple(tasks), recorder
         self.num_envs = n = vector.num_envs
         self.max_episode_steps = max_episode_steps
+        self.auto_reset = auto_reset
         self.seed = seed
         self.task_ids = np.arange(n) % len(self.tasks)
         self.state_ids = (np.arange(n) // len(self.tasks)) % self._num_states(
@@ -66,6 +72,9 @@ class VecEnv:
         self.successes = np.zeros(n, bool)
         self.term_sums = np.zeros((len(rewards.TERMS), n))
         self._ego = np.zeros((n, 4))
+        self.over = np.zeros(
+            n, bool
+        )  # finished and waiting for reset (auto_reset=False)
 
     # -- episodes ------------------------------------------------------------------------
 
@@ -105,14 +114,27 @@ class VecEnv:
         }
 
     def step(
-        self, actions_: np.ndarray
+        self, actions_: np.ndarray, active: np.ndarray | None = None
     ) -> tuple[Observation, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """Execute one action chunk; see the module docstring for what comes back."""
+        """Execute one action chunk in the ``active`` envs (default: all); see the module
+        docstring for what comes back. Inactive envs are not stepped: their rows are zero."""
         chunk = np.asarray(actions_, dtype=np.float32)
         expected = (self.num_envs, SPEC.model.action.chunk, SPEC.model.action.dim)
         if chunk.shape != expected:
             raise ValueError(
                 f"actions must have shape {list(expected)}, got {list(chunk.shape)}"
+            )
+        active = (
+            np.ones(self.num_envs, bool) if active is None else np.array(active, bool)
+        )
+        if active.shape != (self.num_envs,):
+            raise ValueError(
+                f"active must have shape [{self.num_envs}], got {list(active.shape)}"
+            )
+        if (active & self.over).any():
+            raise ValueError(
+                f"envs {np.flatnonzero(active & self.over).tolist()} finished their episodes; "
+                "reset them before stepping (auto_reset is off)"
             )
         controls = actions.to_control(chunk)
         steps = actions.STEPS_PER_DECISION
@@ -121,7 +143,7 @@ class VecEnv:
         terminated = np.zeros((n, steps), bool)
         truncated = np.zeros((n, steps), bool)
         terms = np.zeros((len(rewards.TERMS), n, steps))
-        active = np.ones(n, bool)
+        finished = np.zeros(n, bool)
         final_info: list[dict | None] = [None] * n
         for s in range(steps):
             step_controls, step_actions = controls[:, s], chunk[:, s]
@@ -144,10 +166,11 @@ class VecEnv:
                     final_info[i] = infos[i]
             if self.recorder is not None:
                 self.recorder.add(self.vector.buffers, active)
+            finished |= done
             active &= ~done
             if not active.any():
                 break
-        return self._finish(~active, reward, terminated, truncated, terms, final_info)
+        return self._finish(finished, reward, terminated, truncated, terms, final_info)
 
     def close(self) -> None:
         """Close the backends (and the worker processes, if any)."""
@@ -206,7 +229,10 @@ class VecEnv:
             self.state_ids[ids] = (self.state_ids[ids] + 1) % self._num_states(
                 self.task_ids[ids]
             )
-            self._start(ids)
+            if self.auto_reset:
+                self._start(ids)
+            else:
+                self.over[ids] = True
         return self.observe(), reward, terminated, truncated, info
 
     def _start(self, ids: np.ndarray) -> None:
@@ -217,6 +243,7 @@ class VecEnv:
             for s, i in zip(seeds, ids, strict=True)
         ]
         infos = self.vector.reset(ids, args)
+        self.over[ids] = False
         self.episodes[ids] += 1
         self.lengths[ids] = 0
         self.returns[ids] = 0.0

@@ -1,0 +1,100 @@
+"""A framework's config schema as data: every dotted key its dataclasses accept, with a type.
+
+siiRL 0.2 parses CLI overrides over dataclass defaults and silently drops unknown keys, so vlagen
+checks each override key against a snapshot of those dataclasses (``<target>.config.json`` next to
+the target's module). :func:`dataclass_keys` builds the snapshot from the real classes; vlagen's
+tests rebuild it from the installed framework and compare, so the snapshot cannot drift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+__all__ = ["dataclass_keys", "load_schema", "lookup", "value_fits"]
+
+#: Types whose values are free-form mappings: any sub-key is accepted.
+MAPPING = "dict"
+
+
+def dataclass_keys(cls: type) -> dict[str, str]:
+    """``{"a.b.c": type}`` for every leaf field of the dataclass tree rooted at ``cls``."""
+    keys: dict[str, str] = {}
+    _walk(cls, "", keys)
+    return dict(sorted(keys.items()))
+
+
+def _walk(cls: type, prefix: str, keys: dict[str, str]) -> None:
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            _walk(hint, f"{prefix}{f.name}.", keys)
+        else:
+            keys[f"{prefix}{f.name}"] = _type_name(hint)
+
+
+def _type_name(hint: Any) -> str:
+    """A small, stable spelling of a field type: ``int``, ``str?``, ``list``, ``a|b`` ..."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return "|".join(str(a) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        inner = _type_name(rest[0]) if len(rest) == 1 else "any"
+        return inner if inner.endswith("?") else f"{inner}?"
+    if hint is typing.Any or hint is type(None):
+        return "any"
+    base = origin or hint
+    if base in (dict, typing.Dict):  # noqa: UP006 - siiRL spells it both ways
+        return MAPPING
+    if base in (list, tuple, set):
+        return "list"
+    if base in (bool, int, float, str):
+        return base.__name__
+    return "any"
+
+
+@cache
+def load_schema(name: str) -> dict[str, str]:
+    """The committed snapshot ``targets/<name>.config.json``."""
+    return json.loads(files(__package__).joinpath(f"{name}.config.json").read_text("utf-8"))
+
+
+def lookup(schema: dict[str, str], key: str) -> str | None:
+    """The type of ``key``, or of the free-form mapping it is under; ``None`` if unknown."""
+    if key in schema:
+        return schema[key]
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        if schema.get(".".join(parts[:cut])) in (MAPPING, f"{MAPPING}?"):
+            return "any"
+    return None
+
+
+def value_fits(kind: str, value: object) -> bool:
+    """Whether a YAML scalar or list ``value`` suits a field of type ``kind``."""
+    optional = kind.endswith("?")
+    kind = kind.rstrip("?")
+    if value is None:
+        return optional or kind == "any"
+    if kind == "any":
+        return True
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "list":
+        return isinstance(value, list)
+    if kind == MAPPING:
+        return isinstance(value, dict)
+    return str(value) in kind.split("|")  # a Literal
