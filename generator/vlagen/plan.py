@@ -27,6 +27,7 @@ def templates_root() -> Path:
     """The installed ``templates/`` folder (shipped in the wheel as ``vlagen.templates``)."""
     return Path(str(files("vlagen.templates")))
 
+
 __all__ = ["Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
 
 MANIFEST_PATH = ".vlagen/manifest.json"

