@@ -95,8 +95,11 @@ def test_ppo_srpo_without_success_and_too_few_envs() -> None:
         "group_size prompts at a time and asserts num_envs >= group_size; got num_envs 2 < "
         "group_size 3",
     ]
-    (line,) = _errors(_siirl("srpo"))
-    assert line.startswith("spec.yaml:11:1: env: ") or "add a term with source: success" in line
+    assert _errors(_siirl("srpo")) == [
+        "spec.yaml:12:3: env.rewards: siiRL 0.2 (targets[0]): srpo rewards success (siiRL's "
+        "embodied reward manager, scaled by the success term's weight); add a term with "
+        "source: success"
+    ]
 
 
 def test_a_family_siirl_cannot_load(spec_file, runner) -> None:

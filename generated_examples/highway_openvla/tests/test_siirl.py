@@ -23,11 +23,11 @@ import torch
 
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
-from highway_openvla.model import Policy, build_tiny  # noqa: E402
-from highway_openvla.model.inputs import CAMERAS  # noqa: E402
-from highway_openvla.spec import SPEC  # noqa: E402
-from highway_openvla.targets.siirl import glue, manifest, pipeline, rollout, train  # noqa: E402
-from highway_openvla.targets.siirl.env import (  # noqa: E402
+from highway_openvla.model import Policy, build_tiny
+from highway_openvla.model.inputs import CAMERAS
+from highway_openvla.spec import SPEC
+from highway_openvla.targets.siirl import glue, manifest, pipeline, rollout, train
+from highway_openvla.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
     SiirlEnv,

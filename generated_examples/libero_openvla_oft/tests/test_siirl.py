@@ -23,11 +23,11 @@ import torch
 
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
-from libero_openvla_oft.model import Policy, build_tiny  # noqa: E402
-from libero_openvla_oft.model.inputs import CAMERAS  # noqa: E402
-from libero_openvla_oft.spec import SPEC  # noqa: E402
-from libero_openvla_oft.targets.siirl import glue, manifest, pipeline, rollout, train  # noqa: E402
-from libero_openvla_oft.targets.siirl.env import (  # noqa: E402
+from libero_openvla_oft.model import Policy, build_tiny
+from libero_openvla_oft.model.inputs import CAMERAS
+from libero_openvla_oft.spec import SPEC
+from libero_openvla_oft.targets.siirl import glue, manifest, pipeline, rollout, train
+from libero_openvla_oft.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
     SiirlEnv,

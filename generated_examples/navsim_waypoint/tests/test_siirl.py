@@ -23,11 +23,11 @@ import torch
 
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
-from navsim_vla.model import Policy, build_tiny  # noqa: E402
-from navsim_vla.model.inputs import CAMERAS  # noqa: E402
-from navsim_vla.spec import SPEC  # noqa: E402
-from navsim_vla.targets.siirl import glue, manifest, pipeline, rollout, train  # noqa: E402
-from navsim_vla.targets.siirl.env import (  # noqa: E402
+from navsim_vla.model import Policy, build_tiny
+from navsim_vla.model.inputs import CAMERAS
+from navsim_vla.spec import SPEC
+from navsim_vla.targets.siirl import glue, manifest, pipeline, rollout, train
+from navsim_vla.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
     SiirlEnv,

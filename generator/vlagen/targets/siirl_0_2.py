@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ..errors import Issue
 from ..families import FAMILIES
 from . import TargetDecl
-from ._config_schema import load_schema, lookup
+from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -242,9 +242,9 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         "trainer.n_gpus_per_node",
         "trainer.total_epochs",
     )
-    dropped = unknown_keys([k for k, _ in overrides] + list(runtime))
-    if dropped:  # a bug in this module, caught before any file is written
-        raise RuntimeError(f"siiRL 0.2's dataclasses have no keys {dropped}")
+    problems = override_problems(overrides, list(runtime))
+    if problems:  # a bug in this module, caught before any file is written
+        raise RuntimeError(f"siiRL 0.2's dataclasses reject {'; '.join(problems)}")
     return SiirlPlan(
         embodied_type=embodied_type,
         workflow_type=workflow,
@@ -263,10 +263,17 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     )
 
 
-def unknown_keys(keys: list[str]) -> list[str]:
-    """The keys siiRL 0.2's dataclasses would silently drop."""
+def override_problems(overrides: list[tuple[str, object]], runtime: list[str]) -> list[str]:
+    """Keys siiRL 0.2's dataclasses would silently drop, and values of the wrong type."""
     schema = load_schema(SCHEMA)
-    return [k for k in keys if lookup(schema, k) is None]
+    problems = [f"{k} (no such key)" for k in runtime if lookup(schema, k) is None]
+    for key, value in overrides:
+        kind = lookup(schema, key)
+        if kind is None:
+            problems.append(f"{key} (no such key)")
+        elif not value_fits(kind, value):
+            problems.append(f"{key}={value!r} (siiRL expects {kind})")
+    return problems
 
 
 def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:

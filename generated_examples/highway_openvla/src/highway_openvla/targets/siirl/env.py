@@ -143,13 +143,16 @@ class SiirlEnv(BaseVLAEnvironment):
             )
         if len(trials) != len(tasks):
             raise ValueError(f"got {len(trials)} trial ids for {len(tasks)} task ids")
-        states = [t % self.env.tasks[task].num_states for task, t in zip(tasks, trials)]
+        states = [
+            t % self.env.tasks[task].num_states
+            for task, t in zip(tasks, trials, strict=True)
+        ]
         ids = np.arange(len(tasks))
         self.env.reset(env_ids=ids, task_ids=tasks, state_ids=states)
         self.batch = len(tasks)
         self.labels = [
             f"{self.task_suite_name}_task_{task}_trial_{trial}"
-            for task, trial in zip(tasks, trials)
+            for task, trial in zip(tasks, trials, strict=True)
         ]
         obs = self.env.observe()
         return [

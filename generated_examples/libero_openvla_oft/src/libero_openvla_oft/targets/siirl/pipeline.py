@@ -106,8 +106,9 @@ def shape_reward(batch: Any, config: Any = None, **kwargs: Any) -> Any:
     index = (finish * ACTION_TOKEN_LEN - 1).clamp(0, length - 1)
     scores = torch.zeros(rows, length, device=device)
     scores[torch.arange(rows, device=device), index] = shaped
-    if "token_level_scores" in batch.keys():
-        scores = scores + batch["token_level_scores"].to(device, torch.float32)
+    existing = batch.get("token_level_scores", None)
+    if existing is not None:
+        scores = scores + existing.to(device, torch.float32)
     batch["token_level_scores"] = scores
     batch["token_level_rewards"] = scores
     batch["seq_final_reward"] = scores.sum(-1)
