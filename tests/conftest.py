@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -37,6 +38,9 @@ def run_package_tests(package: Path, *, real_simulator: bool) -> str:
         assert all(line.endswith(NO_GPU) for line in skips), done.stdout
     return done.stdout
 
+
+# `import siirl` (the siiRL target's tests) adds a log file sink under ./siirl_logs otherwise.
+os.environ.setdefault("SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs"))
 
 MINIMAL_SPEC = textwrap.dedent(
     """\

@@ -72,7 +72,7 @@ def test_a_valid_siirl_spec_plans() -> None:
 def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
     data = _siirl(family="openvla_oft")
     (line,) = _errors(data)
-    assert line.startswith("spec.yaml:8:3: model.action: siiRL 0.2 (targets[0]) trains ")
+    assert line.startswith("spec.yaml:9:5: model.action: siiRL 0.2 (targets[0]) trains ")
     assert "(traj*8, 7)" in line and "got dim 2, chunk 1, bins 256, vocab_size 32000" in line
     assert "Use family openvla" in line
 
@@ -88,12 +88,12 @@ def test_openvla_chunks_longer_than_one() -> None:
 def test_ppo_srpo_without_success_and_too_few_envs() -> None:
     data = _siirl("gae")
     data["training"]["group_size"] = 3
-    assert _errors(data) == [
-        "spec.yaml:22:47: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
-        "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
+    assert sorted(_errors(data)) == [
         "spec.yaml:13:13: env.num_envs: siiRL 0.2 (targets[0])'s rollout runs num_envs // "
         "group_size prompts at a time and asserts num_envs >= group_size; got num_envs 2 < "
         "group_size 3",
+        "spec.yaml:26:14: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
+        "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
     ]
     assert _errors(_siirl("srpo")) == [
         "spec.yaml:12:3: env.rewards: siiRL 0.2 (targets[0]): srpo rewards success (siiRL's "

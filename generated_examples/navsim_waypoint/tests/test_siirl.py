@@ -14,13 +14,19 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+# `import siirl` adds a log file sink under ./siirl_logs unless told where
+os.environ.setdefault(
+    "SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs")
+)
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
 from navsim_vla.model import Policy, build_tiny

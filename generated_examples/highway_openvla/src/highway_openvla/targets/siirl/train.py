@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -87,15 +88,15 @@ RUNTIME_KEYS = (
 
 
 def cli_value(value: object) -> str:
-    """``value`` as OmegaConf's dotlist parser reads it back."""
+    """``value`` as siiRL's parser (``OmegaConf.from_cli``, resolved) reads it back: strings
+    double-quoted (a YAML scalar) with OmegaConf's ``${`` escaped."""
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(cli_value(v) for v in value) + "]"
-    text = str(value)
-    if isinstance(value, str) and any(c in text for c in " ,[]{}:=\"'"):
-        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return text
+    if isinstance(value, str):
+        return json.dumps(value.replace("${", "\\${"), ensure_ascii=False)
+    return str(value)
 
 
 def overrides(

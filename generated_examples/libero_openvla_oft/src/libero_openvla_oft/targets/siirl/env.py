@@ -15,7 +15,7 @@ and the state under ``state`` and split into ``robot0_eef_pos``, ``robot0_eef_qu
 ``robot0_gripper_qpos``.
 
 Actions arrive as siiRL decodes them: un-normalized with the checkpoint's
-``norm_stats[libero_spatial_no_noops]``, which must be in the env's canonical units,
+``norm_stats[UNNORM_KEY]``, which must be in the env's canonical units,
 the gripper in OpenVLA's RLDS convention (1 = open), mapped here to the core's (+1 = close).
 The async ``reset`` / ``step`` of the base class take and return the core's canonical units.
 """
@@ -37,6 +37,7 @@ from . import import_siirl
 BaseVLAEnvironment = import_siirl("siirl.environment.embodied.base").BaseVLAEnvironment
 
 TASK_SUITE = "libero_spatial"
+UNNORM_KEY = "libero_spatial_no_noops"  # actor_rollout_ref.embodied.unnorm_key
 CAMERA_KEYS: tuple[tuple[str, str], ...] = (("agentview", "agentview_image"),)
 MAIN_CAMERA = CAMERA_KEYS[0][0]
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim

@@ -31,6 +31,7 @@ _structures = import_siirl("siirl.dag_worker.data_structures")
 NodeType, NodeRole, Pipeline = _dag.NodeType, _dag.NodeRole, _dag.Pipeline
 
 GRAPH_ID = "vlagen_embodied_grpo"
+DESCRIPTION = "libero-openvla-oft: srpo on siiRL 0.2 (vlagen)"
 #: (node_id, function, NodeType, NodeRole, only_forward_compute); "@shape" is shape_reward.
 NODES: tuple[tuple[str, str, str, str, bool], ...] = (
     (
@@ -123,7 +124,7 @@ def shape_reward(batch: Any, config: Any = None, **kwargs: Any) -> Any:
 def build(resolve: Callable[[str], Any] = lambda func: func) -> Any:
     """The ``TaskGraph``; ``resolve`` maps each siiRL function path to what the node runs
     (the default keeps the path, which siiRL imports when it builds the graph)."""
-    graph = Pipeline(GRAPH_ID, "libero-openvla-oft: srpo on siiRL 0.2 (vlagen)")
+    graph = Pipeline(GRAPH_ID, DESCRIPTION)
     previous: list[str] = []
     for node_id, func, node_type, node_role, forward in NODES:
         graph.add_node(

@@ -14,7 +14,7 @@ as robosuite renders them (the rollout turns them back), other cameras as ``<nam
 and the state under ``state``.
 
 Actions arrive as siiRL decodes them: un-normalized with the checkpoint's
-``norm_stats[navsim_vla_vlagen]``, which must be in the env's canonical units.
+``norm_stats[UNNORM_KEY]``, which must be in the env's canonical units.
 The async ``reset`` / ``step`` of the base class take and return the core's canonical units.
 """
 
@@ -35,6 +35,7 @@ from . import import_siirl
 BaseVLAEnvironment = import_siirl("siirl.environment.embodied.base").BaseVLAEnvironment
 
 TASK_SUITE = "navsim_vla"
+UNNORM_KEY = "navsim_vla_vlagen"  # actor_rollout_ref.embodied.unnorm_key
 CAMERA_KEYS: tuple[tuple[str, str], ...] = (("front", "agentview_image"),)
 MAIN_CAMERA = CAMERA_KEYS[0][0]
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
