@@ -284,7 +284,7 @@ def test_rollout_subclass_swaps_in_the_adapter(monkeypatch: pytest.MonkeyPatch) 
             self.base_init = True
 
     class FakeRollout(Base):
-        pass
+        """Stands in for EmbodiedHFRollout: rollout_class replaces all it would set up."""
 
     config = train_config()
     derived = rollout.rollout_class(FakeRollout)

@@ -68,6 +68,11 @@ class TargetDecl:
     test_requirements: tuple[str, ...] = ()
 
     @property
+    def pinned_version(self) -> str:
+        """The exact framework version ``requirement`` pins (``0.2.0`` of ``siirl==0.2.0``)."""
+        return self.requirement.partition("==")[2]
+
+    @property
     def key(self) -> str:
         return f"{self.framework}@{self.version}"
 

@@ -74,7 +74,6 @@ class SiirlPlan:
     task_suite: str  #: the manifest's task_suite_name and embodied.env.env_name
     unnorm_key: str
     camera_keys: tuple[tuple[str, str], ...]  #: (model camera, key in the adapter's obs)
-    success_weight: float  #: siiRL's reward_coef (srpo); 0 where siiRL's reward is unused
     shaped_terms: tuple[str, ...]  #: the spec's terms our reward node sums
     nodes: tuple[PipelineNode, ...]
     overrides: tuple[tuple[str, object], ...]  #: fixed CLI overrides, checked against siiRL
@@ -255,7 +254,6 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         task_suite=suite,
         unnorm_key=unnorm_key,
         camera_keys=_camera_keys(spec),
-        success_weight=success[0].weight if srpo and success else 0.0,
         shaped_terms=shaped,
         nodes=_chain(algorithm),
         overrides=tuple(overrides),
