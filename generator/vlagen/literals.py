@@ -18,7 +18,15 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel
 
-__all__ = ["ConstClass", "docstring", "md_text", "py_literal", "spec_classes", "toml_literal"]
+__all__ = [
+    "ConstClass",
+    "docstring",
+    "md_text",
+    "py_literal",
+    "spec_classes",
+    "toml_literal",
+    "yaml_document",
+]
 
 
 def py_literal(value: Any) -> str:
@@ -72,6 +80,16 @@ def toml_literal(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_literal(v) for v in value) + "]"
     raise TypeError(f"no TOML literal for {type(value).__name__}")
+
+
+def yaml_document(value: Any) -> str:
+    """A YAML block document of nested dicts/lists/scalars, keys in the given order; strings
+    are quoted by the YAML emitter wherever they would read as anything but themselves."""
+    import yaml
+
+    return yaml.safe_dump(
+        value, sort_keys=False, default_flow_style=False, allow_unicode=True, width=88
+    )
 
 
 # Characters that start Markdown/HTML markup; '_' only where it is not inside a word (GFM).

@@ -7,6 +7,8 @@ generate with its mode.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import hashlib
 import json
 from dataclasses import dataclass
@@ -74,6 +76,20 @@ class Plan:
     @property
     def generated_paths(self) -> tuple[str, ...]:
         return tuple(f.path for f in self.files if f.mode is Mode.GENERATED)
+
+    @property
+    def package_data(self) -> list[str]:
+        """Non-Python files inside the package that its code reads (configs, scripts)."""
+        inside = f"src/{self.package}/"
+        extra = sorted(
+            {
+                "*/".join(("targets", "*" + PurePosixPath(f.path).suffix))
+                for f in self.files
+                if f.path.startswith(inside + "targets/")
+                and PurePosixPath(f.path).suffix in (".yaml", ".sh")
+            }
+        )
+        return ["spec.json", *extra]
 
     @property
     def test_requirements(self) -> list[str]:

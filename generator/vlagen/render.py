@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import jinja2
 
-from .literals import docstring, md_text, py_literal, toml_literal
+from .literals import docstring, md_text, py_literal, toml_literal, yaml_document
 from .plan import Plan, templates_root
 from .tree import File, FileTree, Mode
 
@@ -25,6 +25,7 @@ FILTERS = {
     "md": md_text,
     "docstring": docstring,
     "sh": shlex.quote,
+    "yaml": yaml_document,
 }
 
 _HASH_COMMENT = {".py", ".toml", ".yaml", ".yml", ".sh", ".cfg", ".txt", ""}

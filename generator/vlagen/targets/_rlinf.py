@@ -1,11 +1,27 @@
-"""What RLinf 0.2 and 0.3 share: algorithm names and ``validate_embodied_cfg``'s rules."""
+"""What RLinf 0.2 and 0.3 share: the plan, the config layout and ``validate_embodied_cfg``'s rules.
+
+RLinf has no env base class and no env registry: ``SupportedEnvType`` (an Enum) is checked in
+``validate_embodied_cfg``, ``get_env_cls`` and ``prepare_actions``, and ``get_env_cls`` is an
+if/elif chain. Models register through ``register_model`` since 0.3.0 and are an Enum
+(``SupportedModel``) with an if/elif ``get_model`` in 0.2. The generated ``register.py`` adds
+the package's env and model under their own type names in every process (``RLINF_EXT_MODULE``)
+without editing RLinf; this module computes the names, the config and the checks.
+
+The config is built here as data, in the layout of RLinf's own example configs
+(``rlinf_<version>.config.json``, see :mod:`._rlinf_snapshot`), and checked against it before
+anything is written: every example key is present with a value of the same type, except the
+simulator- and model-specific ones in :data:`NOT_MIRRORED`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
+from . import TargetDecl
+from ._config_schema import load_schema
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -15,36 +31,492 @@ RLINF_CONTRACT = (
     "predict_action_batch/default_forward"
 )
 
-# algorithm.adv_type, each with the algorithm.loss_type it pairs with in RLinf's examples.
+#: algorithm.adv_type → algorithm.loss_type, as RLinf's examples pair them.
+LOSS_TYPES = {"gae": "actor_critic", "grpo": "actor", "grpo_dynamic": "actor", "reinpp": "actor"}
 RLINF_ALGORITHMS = {
     "gae": "algorithm.adv_type=gae, loss_type=actor_critic (PPO; needs a value head)",
     "grpo": "algorithm.adv_type=grpo, loss_type=actor",
     "grpo_dynamic": "algorithm.adv_type=grpo_dynamic, loss_type=actor",
     "reinpp": "algorithm.adv_type=reinpp, loss_type=actor (REINFORCE++)",
 }
+GROUPED = ("grpo", "grpo_dynamic")  #: advantages over a group of rollouts of one task
+
+#: Example keys the generated config leaves out, by prefix, and why.
+NOT_MIRRORED = {
+    "cluster.component_placement.": "free-form: one placement per run, not a fixed layout",
+    "env.train.init_params.": "LIBERO/ManiSkill constructor kwargs; our env reads the spec",
+    "env.eval.init_params.": "LIBERO/ManiSkill constructor kwargs; our env reads the spec",
+    "env.train.task_suite_name": "LIBERO",
+    "env.eval.task_suite_name": "LIBERO",
+    "env.train.reset_gripper_open": "LIBERO",
+    "env.eval.reset_gripper_open": "LIBERO",
+    "env.train.is_eval": "LIBERO",
+    "env.eval.is_eval": "LIBERO",
+    "env.train.specific_reset_id": "LIBERO",
+    "env.eval.specific_reset_id": "LIBERO",
+    "env.train.use_ordered_reset_state_ids": "LIBERO",
+    "env.eval.use_ordered_reset_state_ids": "LIBERO",
+    "env.train.use_step_penalty": "LIBERO",
+    "env.eval.use_step_penalty": "LIBERO",
+    "env.train.reward_coef": "LIBERO (our env weights the spec's reward terms)",
+    "env.eval.reward_coef": "LIBERO (our env weights the spec's reward terms)",
+    "env.train.use_rel_reward": "LIBERO/ManiSkill reward shaping",
+    "env.eval.use_rel_reward": "LIBERO/ManiSkill reward shaping",
+    "env.eval.policy_setup": "ManiSkill",
+    "actor.model.policy_setup": "ManiSkill (prepare_actions' robot layout)",
+    "actor.model.implement_version": "OpenVLA-OFT's own loader",
+    "actor.model.center_crop": "OpenVLA-OFT's own loader",
+    "actor.model.hidden_size": "OpenVLA-OFT's own loader",
+    "actor.model.image_size": "OpenVLA-OFT's own loader",
+    "actor.model.num_images_in_input": "OpenVLA-OFT's own loader",
+    "actor.model.use_film": "OpenVLA-OFT's own loader",
+    "actor.model.use_proprio": "OpenVLA-OFT's own loader",
+    "actor.model.value_type": "OpenVLA-OFT's own loader",
+    "actor.model.vocab_size": "OpenVLA-OFT's own loader",
+    "algorithm.reward_coef": "LIBERO (interpolated into env.*.reward_coef)",
+}
+
+
+@dataclass(frozen=True)
+class RlinfVersion:
+    """Where an RLinf version line puts what the adapter touches."""
+
+    schema: str  #: the config layout snapshot
+    model_registry: str  #: ``register_model`` (0.3) or ``enum`` (0.2's closed SupportedModel)
+    io_struct: str  #: the module of ``EnvOutput``
+    sampling_params_under: str  #: ``rollout`` (0.3) or ``algorithm`` (0.2)
+    rollout_epoch_under_env: bool  #: ``env.*.rollout_epoch`` (0.3) or ``algorithm.*`` (0.2)
+    weight_syncer: bool  #: 0.3's ``weight_syncer`` group
+    reward_worker: bool  #: 0.3's ``EmbodiedRewardWorker`` group in the entry
+
+
+@dataclass(frozen=True)
+class CameraKey:
+    name: str  #: the spec's camera
+    key: str  #: main_images | wrist_images | extra_view_images
+    index: int | None  #: position in extra_view_images
+
+
+@dataclass(frozen=True)
+class RlinfPlan:
+    version: RlinfVersion
+    env_type: str
+    model_type: str
+    loss_type: str
+    cameras: tuple[CameraKey, ...]
+    num_action_chunks: int
+    action_dim: int
+    total_num_envs: int
+    env_group_size: int
+    rollout_epoch: int
+    decisions_per_episode: int
+    max_prompt_length: int
+    config: dict[str, Any]  #: the Hydra YAML, as data
+
+    @property
+    def camera_tuples(self) -> tuple[tuple[str, str, int | None], ...]:
+        return tuple((c.name, c.key, c.index) for c in self.cameras)
+
+
+def _omegaconf_literal(text: str) -> str:
+    """A spec string as an OmegaConf value that does not interpolate."""
+    return text.replace("${", "\\${")
+
+
+def camera_keys(spec: Spec) -> tuple[CameraKey, ...]:
+    """RLinf's three image keys for the spec's cameras: the first ``main`` camera (else the
+    first camera) is ``main_images``, the first ``wrist`` camera ``wrist_images``, the rest
+    ``extra_view_images`` in order."""
+    cameras = list(spec.env.cameras)
+    main = next((c for c in cameras if c.role == "main"), cameras[0])
+    wrist = next((c for c in cameras if c.role == "wrist" and c is not main), None)
+    keys = [CameraKey(main.name, "main_images", None)]
+    if wrist is not None:
+        keys.append(CameraKey(wrist.name, "wrist_images", None))
+    rest = [c for c in cameras if c is not main and c is not wrist]
+    keys += [CameraKey(c.name, "extra_view_images", i) for i, c in enumerate(rest)]
+    return tuple(keys)
+
+
+def world_size(spec: Spec) -> int:
+    """Env, rollout and actor workers: one per GPU (``actor,env,rollout: all``)."""
+    return spec.resources.nodes * spec.resources.gpus_per_node
+
+
+def env_group_size(spec: Spec, index: int) -> int:
+    return spec.training.group_size if spec.targets[index].algorithm in GROUPED else 1
+
+
+def episodes_per_step(spec: Spec, index: int) -> int:
+    return spec.training.train_batch_size * env_group_size(spec, index)
+
+
+def decision_steps(spec: Spec) -> int:
+    """Backend steps per decision: the chunk, or 1 where the backend takes a whole chunk
+    (a trajectory of waypoints) in one step."""
+    from ..envplan import make_env_plan, resolve_env
+
+    return make_env_plan(resolve_env(spec.env), spec.model.action.chunk).steps_per_decision
 
 
 def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
-    """RLinf's own config validation, run at plan time so it fails before a cluster starts."""
+    """RLinf's own config validation (``validate_cfg``, ``validate_embodied_cfg`` and the
+    actor's batch split), at plan time, so it fails before a cluster starts."""
     target = spec.targets[index]
-    chunk = spec.model.action.chunk
+    name = f"{target.framework} {target.version}"
+    chunk = decision_steps(spec)
     steps = spec.env.max_episode_steps
     if steps % chunk:
         yield Issue(
             ("env", "max_episode_steps"),
-            f"RLinf needs max_episode_steps ({steps}) divisible by the action chunk "
-            f"(model.action.chunk = {chunk}) for target {target.framework} {target.version}",
+            f"RLinf needs max_episode_steps ({steps}) divisible by the env steps of one "
+            f"action chunk ({chunk}) for target {name}: "
+            "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks",
         )
-    if target.algorithm.startswith("grpo") and spec.training.group_size < 2:
+    training = spec.training
+    if target.algorithm in GROUPED and training.group_size < 2:
         yield Issue(
             ("training", "group_size"),
-            f"RLinf's {target.algorithm} needs group_size > 1, got {spec.training.group_size}",
+            f"RLinf's {target.algorithm} needs group_size > 1, got {training.group_size}",
         )
     if target.algorithm == "gae" and not spec.model.value_head:
         yield Issue(
             ("model", "value_head"),
             "RLinf's gae (actor_critic loss) needs a value head: set model.value_head: true",
         )
+    group = env_group_size(spec, index)
+    num_envs, workers = spec.env.num_envs, world_size(spec)
+    if num_envs % group:
+        yield Issue(
+            ("env", "num_envs"),
+            f"RLinf needs the envs of each env worker ({num_envs}) divisible by the group "
+            f"size ({group}) for target {name}: env.train.total_num_envs "
+            f"({num_envs * workers}) // env workers ({workers}) % group_size",
+        )
+    episodes, total = episodes_per_step(spec, index), num_envs * workers
+    if episodes % total:
+        yield Issue(
+            ("training", "train_batch_size"),
+            f"RLinf runs whole rounds of its {total} envs ({num_envs} per env worker x "
+            f"{workers} workers); train_batch_size ({training.train_batch_size}) x "
+            f"{group} rollouts = {episodes} episodes per step is not a multiple of it "
+            f"for target {name}",
+        )
+    if training.train_batch_size % training.mini_batch_size:
+        yield Issue(
+            ("training", "mini_batch_size"),
+            f"RLinf splits each step's rollouts into equal optimizer batches: "
+            f"train_batch_size ({training.train_batch_size}) must be a multiple of "
+            f"mini_batch_size ({training.mini_batch_size}) for target {name}",
+        )
+    decisions = steps // chunk if steps % chunk == 0 else 0
+    global_batch = training.mini_batch_size * group * decisions
+    per_pass = training.micro_batch_size_per_gpu * workers
+    if decisions and global_batch % per_pass:
+        yield Issue(
+            ("training", "micro_batch_size_per_gpu"),
+            f"RLinf needs actor.global_batch_size ({global_batch} = mini_batch_size "
+            f"{training.mini_batch_size} x {group} rollouts x {decisions} decisions) "
+            f"divisible by micro_batch_size ({training.micro_batch_size_per_gpu}) x actor "
+            f"workers ({workers}) for target {name}",
+        )
+    for a, b in _mismatched_extra_views(spec):
+        yield Issue(
+            ("env", "cameras"),
+            f"RLinf stacks extra views into one array: cameras {a.name!r} "
+            f"({a.height}x{a.width}) and {b.name!r} ({b.height}x{b.width}) need one size "
+            f"for target {name}",
+        )
+
+
+def _mismatched_extra_views(spec: Spec) -> Iterator[tuple[Any, Any]]:
+    by_name = {c.name: c for c in spec.env.cameras}
+    extras = [by_name[k.name] for k in camera_keys(spec) if k.key == "extra_view_images"]
+    for other in extras[1:]:
+        if (other.height, other.width) != (extras[0].height, extras[0].width):
+            yield extras[0], other
 
 
 rlinf_checks = (rlinf_checks_fn,)
+
+
+def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> dict:
+    env = spec.env
+    group = env_group_size(spec, index) if train else 1
+    steps = env.max_episode_steps
+    # RLinf counts a rollout epoch in action steps: decisions x num_action_chunks.
+    rollout_steps = steps // decision_steps(spec) * spec.model.action.chunk
+    cfg: dict[str, Any] = {
+        "env_type": plan_env_type,
+        "total_num_envs": env.num_envs * world_size(spec),
+        "group_size": group,
+        "seed": spec.training.seed + (0 if train else 1000),
+        # Grouped advantages compare whole episodes: envs run one episode per rollout epoch
+        # and wait when done; PPO keeps them busy (auto-reset, bootstrapped at truncation).
+        "auto_reset": not train or group == 1,
+        "ignore_terminations": False,
+        "use_fixed_reset_state_ids": group > 1,
+        "max_episode_steps": steps,
+        "max_steps_per_rollout_epoch": rollout_steps,
+        "video_cfg": {
+            "save_video": False,
+            "info_on_video": False,
+            "video_base_dir": "${runner.logger.log_path}/video/" + ("train" if train else "eval"),
+        },
+        "enable_offload": False,
+        "backend": None,  # null: the spec's backend; "synthetic" for smoke runs
+    }
+    return cfg
+
+
+def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
+    """The RLinf plan of a resolved spec that passed :func:`rlinf_checks_fn`."""
+    algorithm = spec.targets[index].algorithm
+    model, env, training = spec.model, spec.env, spec.training
+    package = spec.project.import_name
+    env_type, model_type = package, f"{package}_policy"
+    group = env_group_size(spec, index)
+    decisions = env.max_episode_steps // decision_steps(spec)
+    total = env.num_envs * world_size(spec)
+    rollout_epoch = episodes_per_step(spec, index) // total
+    precision = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[model.dtype]
+    max_prompt_length = 256
+    sampling = {
+        "do_sample": True,
+        "temperature_train": 1.0,
+        "temperature_eval": 0.0,  # greedy
+        "top_k": 0,
+        "top_p": 1.0,
+        "repetition_penalty": 1.0,
+    }
+    train_env = _env_config(spec, index, env_type, train=True)
+    eval_env = _env_config(spec, index, env_type, train=False)
+    algorithm_cfg: dict[str, Any] = {
+        "normalize_advantages": True,
+        "kl_penalty": "kl",
+        "group_size": group,
+        "reward_type": "chunk_level",
+        "logprob_type": "token_level",
+        "entropy_type": "token_level",
+        "adv_type": algorithm,
+        "loss_type": LOSS_TYPES[algorithm],
+        "loss_agg_func": "token-mean",
+        "bootstrap_type": "standard",
+        "kl_beta": 0.0,
+        "entropy_bonus": 0,
+        "clip_ratio_high": 0.28 if algorithm in GROUPED else 0.2,
+        "clip_ratio_low": 0.2,
+        "clip_ratio_c": 3.0,
+        "value_clip": 0.2,
+        "huber_delta": 10.0,
+        "gamma": 0.99 if algorithm == "gae" else 1.0,
+        "gae_lambda": 0.95 if algorithm == "gae" else 1.0,
+        "filter_rewards": False,
+        "rewards_lower_bound": 0.0,
+        "rewards_upper_bound": 0.0,
+    }
+    if version.rollout_epoch_under_env:
+        train_env["rollout_epoch"] = rollout_epoch
+        eval_env["rollout_epoch"] = 1
+    else:
+        algorithm_cfg["rollout_epoch"] = rollout_epoch
+        algorithm_cfg["eval_rollout_epoch"] = 1
+    if version.sampling_params_under == "algorithm":
+        algorithm_cfg["sampling_params"] = sampling
+        algorithm_cfg["length_params"] = {
+            "max_new_token": None,
+            "max_length": 1024,
+            "min_length": 1,
+        }
+    checkpoint = _omegaconf_literal(model.checkpoint)
+    rollout: dict[str, Any] = {
+        "group_name": "RolloutGroup",
+        "backend": "huggingface",
+        "generation_backend": "huggingface",
+        "enable_offload": False,
+        "pipeline_stage_num": 1,
+        "model": {"model_path": checkpoint, "precision": precision},
+    }
+    if version.sampling_params_under == "rollout":
+        rollout["sampling_params"] = sampling
+    attn = model.attn_implementation or "sdpa"
+    actor_model: dict[str, Any] = {
+        "model_type": model_type,
+        "model_path": checkpoint,
+        "precision": precision,
+        "action_dim": model.action.dim,
+        "num_action_chunks": model.action.chunk,
+        "add_value_head": model.value_head,
+        "is_lora": model.lora is not None,
+        "lora_rank": model.lora.rank if model.lora is not None else 32,
+        "lora_path": None,
+        "unnorm_key": _omegaconf_literal(model.unnorm_key or ""),
+        "max_prompt_length": max_prompt_length,
+        "attn_implementation": attn,
+        "low_cpu_mem_usage": True,
+        "trust_remote_code": model.trust_remote_code,
+        # Ours: RLinf passes sampling temperatures only to its own OpenVLA models, so the
+        # policy re-scores at the rollout's training temperature read from here.
+        "temperature_train": sampling["temperature_train"],
+    }
+    fsdp: dict[str, Any] = {
+        "strategy": "fsdp",
+        "sharding_strategy": "full_shard",
+        "gradient_checkpointing": False,
+        "cpu_offload": False,
+        "offload_pin_memory": False,
+        "reshard_after_forward": True,
+        "enable_gradient_accumulation": True,
+        "forward_prefetch": False,
+        "limit_all_gathers": False,
+        "backward_prefetch": None,
+        "use_orig_params": False,
+        "use_liger_kernel": False,
+        "mixed_precision": {
+            "param_dtype": precision,
+            "reduce_dtype": precision,
+            "buffer_dtype": precision,
+        },
+        "amp_autocast": {"enabled": False, "precision": "bf16"},
+        "grad_scaler": {"enabled": False},
+    }
+    if version.schema == "rlinf_0_2":
+        fsdp["fsdp_size"] = -1
+    config: dict[str, Any] = {
+        "defaults": [{"override hydra/job_logging": "stdout"}],
+        "hydra": {"run": {"dir": "."}, "output_subdir": None},
+        "cluster": {
+            "num_nodes": spec.resources.nodes,
+            "component_placement": {"actor,env,rollout": "all"},
+        },
+        "runner": {
+            "task_type": "embodied",
+            "logger": {
+                "log_path": "rlinf_logs",
+                "project_name": "vlagen",
+                "experiment_name": f"{package}_{algorithm}",
+                "logger_backends": ["tensorboard"],
+            },
+            "max_epochs": 1000,
+            "max_steps": -1,
+            "only_eval": False,
+            "val_check_interval": -1,
+            "save_interval": 25,
+            "resume_dir": None,
+            "ckpt_path": None,
+        },
+        "algorithm": algorithm_cfg,
+        "env": {"group_name": "EnvGroup", "train": train_env, "eval": eval_env},
+        "rollout": rollout,
+        "actor": {
+            "group_name": "ActorGroup",
+            "training_backend": "fsdp",
+            "micro_batch_size": training.micro_batch_size_per_gpu,
+            "global_batch_size": training.mini_batch_size * group * decisions,
+            "seed": training.seed,
+            "enable_offload": False,
+            "model": actor_model,
+            "optim": {
+                "lr": training.learning_rate,
+                "value_lr": 1.0e-4,
+                "adam_beta1": 0.9,
+                "adam_beta2": 0.999,
+                "adam_eps": 1.0e-8,
+                "weight_decay": 0.0,
+                "clip_grad": 1.0,
+                "critic_warmup_steps": 0,
+            },
+            "fsdp_config": fsdp,
+        },
+        "reward": {"use_reward_model": False},
+        "critic": {"use_critic_model": False},
+    }
+    if version.weight_syncer:
+        config["weight_syncer"] = {
+            "type": "patch",
+            "patch": {
+                "snapshot_device": "cpu",
+                "delta_encoding": True,
+                "compression": "none",
+                "init_sync": {"enabled": True, "prefixes": None, "bucket_size": 134217728},
+            },
+        }
+    plan = RlinfPlan(
+        version=version,
+        env_type=env_type,
+        model_type=model_type,
+        loss_type=LOSS_TYPES[algorithm],
+        cameras=camera_keys(spec),
+        num_action_chunks=model.action.chunk,
+        action_dim=model.action.dim,
+        total_num_envs=total,
+        env_group_size=group,
+        rollout_epoch=rollout_epoch,
+        decisions_per_episode=decisions,
+        max_prompt_length=max_prompt_length,
+        config=config,
+    )
+    problems = layout_problems(config, version.schema)
+    if problems:  # a vlagen bug, not a spec error: stop before writing anything
+        raise AssertionError("RLinf config does not match RLinf's layout:\n" + "\n".join(problems))
+    return plan
+
+
+def flat_keys(tree: dict, prefix: str = "") -> dict[str, Any]:
+    """``{"a.b": value}`` of every leaf of a nested config (empty dicts and lists are leaves)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            out.update(flat_keys(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _fits(kind: str, value: object) -> bool:
+    if kind == "null" or value is None:
+        return True  # the example leaves it unset / we leave an optional key unset
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    names = {"bool": bool, "int": int, "str": str, "list": list, "dict": dict}
+    ok = isinstance(value, names[kind])
+    return ok and not (kind == "int" and isinstance(value, bool))
+
+
+def layout_problems(config: dict, schema: str) -> list[str]:
+    """How ``config`` differs from RLinf's example layout: missing keys and wrong types."""
+    layout = load_schema(schema)["keys"]
+    ours = flat_keys({k: v for k, v in config.items() if k not in ("defaults", "hydra")})
+    problems = []
+    for key, kind in layout.items():
+        if any(key.startswith(prefix) for prefix in NOT_MIRRORED):
+            continue
+        if key not in ours:
+            problems.append(f"{key}: missing (RLinf's examples set a {kind})")
+        elif not _fits(kind, ours[key]):
+            problems.append(f"{key}: {ours[key]!r} is not a {kind}")
+    return problems
+
+
+def rlinf_target(
+    version_line: str, requirement: str, families: tuple[str, ...], version: RlinfVersion
+) -> TargetDecl:
+    """The declaration of one RLinf version line (they share templates and checks)."""
+
+    def planner(spec: Spec, index: int) -> RlinfPlan:
+        return make_rlinf_plan(spec, index, version)
+
+    return TargetDecl(
+        framework="rlinf",
+        version=version_line,
+        title="RLinf",
+        requirement=requirement,
+        algorithms=RLINF_ALGORITHMS,
+        model_families=families,
+        contract=RLINF_CONTRACT,
+        checks=rlinf_checks,
+        templates="rlinf",
+        planner=planner,
+        # What the verification tests import from RLinf installed --no-deps.
+        test_requirements=("omegaconf", "hydra-core", "ray", "gymnasium", "imageio"),
+    )

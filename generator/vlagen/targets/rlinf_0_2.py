@@ -1,15 +1,21 @@
-"""RLinf 0.2: models are a closed Enum (``SupportedModel``), so only its built-in VLAs train."""
+"""RLinf 0.2: models are a closed Enum (``SupportedModel``) with an if/elif ``get_model``;
+sampling and rollout-epoch keys still live under ``algorithm``."""
 
-from . import TargetDecl
-from ._rlinf import RLINF_ALGORITHMS, RLINF_CONTRACT, rlinf_checks
+from ._rlinf import RlinfVersion, rlinf_target
 
-TARGET = TargetDecl(
-    framework="rlinf",
-    version="0.2",
-    title="RLinf",
-    requirement="rlinf==0.2",
-    algorithms=RLINF_ALGORITHMS,
-    model_families=("openvla", "openvla_oft"),
-    contract=RLINF_CONTRACT,
-    checks=rlinf_checks,
+TARGET = rlinf_target(
+    "0.2",
+    "rlinf[embodied]==0.2",
+    # The generated registration adds the package's policy to 0.2's Enum at run time, so
+    # every family the package builds trains, as on 0.3.
+    ("openvla", "openvla_oft", "waypoint", "custom"),
+    RlinfVersion(
+        schema="rlinf_0_2",
+        model_registry="enum",
+        io_struct="rlinf.data.embodied_io_struct",
+        sampling_params_under="algorithm",
+        rollout_epoch_under_env=False,
+        weight_syncer=False,
+        reward_worker=False,
+    ),
 )

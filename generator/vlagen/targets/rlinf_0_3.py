@@ -1,16 +1,19 @@
 """RLinf 0.3: models register through ``register_model``; envs are duck-typed gym envs."""
 
-from . import TargetDecl
-from ._rlinf import RLINF_ALGORITHMS, RLINF_CONTRACT, rlinf_checks
+from ._rlinf import RlinfVersion, rlinf_target
 
-TARGET = TargetDecl(
-    framework="rlinf",
-    version="0.3",
-    title="RLinf",
-    requirement="rlinf==0.3.0",
-    algorithms=RLINF_ALGORITHMS,
+TARGET = rlinf_target(
+    "0.3",
+    "rlinf[embodied]==0.3.0",
     # 0.3 resolves models through a registry, so any policy the package builds can register.
-    model_families=("openvla", "openvla_oft", "waypoint", "custom"),
-    contract=RLINF_CONTRACT,
-    checks=rlinf_checks,
+    ("openvla", "openvla_oft", "waypoint", "custom"),
+    RlinfVersion(
+        schema="rlinf_0_3",
+        model_registry="register_model",
+        io_struct="rlinf.data.embodied_io_struct",
+        sampling_params_under="rollout",
+        rollout_epoch_under_env=True,
+        weight_syncer=True,
+        reward_worker=True,
+    ),
 )
