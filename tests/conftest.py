@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,8 +67,22 @@ MINIMAL_SPEC = textwrap.dedent(
         dim: 2
     targets:
       - {framework: rlinf, version: "0.3", algorithm: grpo}
+    training:
+      group_size: 2
+      train_batch_size: 8
+      mini_batch_size: 8
     """
 )
+
+
+def spec_errors(data: dict) -> list[str]:
+    """The ``PATH:LINE:COL: ...`` lines a spec (as data, dumped to ``spec.yaml``) fails with."""
+    from vlagen.errors import SpecError
+    from vlagen.load import load_spec_text
+
+    with pytest.raises(SpecError) as info:
+        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+    return info.value.format().splitlines()
 
 
 @pytest.fixture

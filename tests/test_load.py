@@ -18,7 +18,7 @@ def _errors(text: str) -> list[str]:
 def test_minimal_spec_loads() -> None:
     loaded = load_spec_text(MINIMAL_SPEC)
     assert loaded.spec.project.import_name == "tiny_vla"
-    assert loaded.spec.training.group_size == 8  # defaults fill the optional sections
+    assert loaded.spec.resources.gpus_per_node == 8  # defaults fill the optional sections
 
 
 def test_yaml_syntax_error_names_line_and_column() -> None:

@@ -7,13 +7,11 @@ generate with its mode.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 import hashlib
 import json
 from dataclasses import dataclass
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ._version import __version__

@@ -32,7 +32,8 @@ pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0
 from highway_openvla.model import Policy, build_tiny
 from highway_openvla.model.inputs import CAMERAS
 from highway_openvla.spec import SPEC
-from highway_openvla.targets.siirl import glue, manifest, pipeline, rollout, train
+from highway_openvla.targets import patch_on_import
+from highway_openvla.targets.siirl import manifest, pipeline, rollout, train
 from highway_openvla.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
@@ -263,7 +264,7 @@ def test_glue_patches_a_module_when_it_is_imported() -> None:
     seen = []
     name = "siirl.execution.dag.config_loader"
     sys.modules.pop(name, None)
-    glue.patch_on_import(name, lambda module: seen.append(module.__name__))
+    patch_on_import(name, lambda module: seen.append(module.__name__))
     assert seen == []
     importlib.import_module(name)
     assert seen == [name]

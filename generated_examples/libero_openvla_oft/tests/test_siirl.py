@@ -32,7 +32,8 @@ pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0
 from libero_openvla_oft.model import Policy, build_tiny
 from libero_openvla_oft.model.inputs import CAMERAS
 from libero_openvla_oft.spec import SPEC
-from libero_openvla_oft.targets.siirl import glue, manifest, pipeline, rollout, train
+from libero_openvla_oft.targets import patch_on_import
+from libero_openvla_oft.targets.siirl import manifest, pipeline, rollout, train
 from libero_openvla_oft.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
@@ -264,7 +265,7 @@ def test_glue_patches_a_module_when_it_is_imported() -> None:
     seen = []
     name = "siirl.execution.dag.config_loader"
     sys.modules.pop(name, None)
-    glue.patch_on_import(name, lambda module: seen.append(module.__name__))
+    patch_on_import(name, lambda module: seen.append(module.__name__))
     assert seen == []
     importlib.import_module(name)
     assert seen == [name]

@@ -32,7 +32,8 @@ pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0
 from navsim_vla.model import Policy, build_tiny
 from navsim_vla.model.inputs import CAMERAS
 from navsim_vla.spec import SPEC
-from navsim_vla.targets.siirl import glue, manifest, pipeline, rollout, train
+from navsim_vla.targets import patch_on_import
+from navsim_vla.targets.siirl import manifest, pipeline, rollout, train
 from navsim_vla.targets.siirl.env import (
     CAMERA_KEYS,
     TASK_SUITE,
@@ -261,7 +262,7 @@ def test_glue_patches_a_module_when_it_is_imported() -> None:
     seen = []
     name = "siirl.execution.dag.config_loader"
     sys.modules.pop(name, None)
-    glue.patch_on_import(name, lambda module: seen.append(module.__name__))
+    patch_on_import(name, lambda module: seen.append(module.__name__))
     assert seen == []
     importlib.import_module(name)
     assert seen == [name]

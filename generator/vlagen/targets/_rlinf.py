@@ -88,6 +88,7 @@ class RlinfVersion:
     rollout_epoch_under_env: bool  #: ``env.*.rollout_epoch`` (0.3) or ``algorithm.*`` (0.2)
     weight_syncer: bool  #: 0.3's ``weight_syncer`` group
     reward_worker: bool  #: 0.3's ``EmbodiedRewardWorker`` group in the entry
+    prepare_actions_passes_unknown: bool  #: 0.2's ``prepare_actions`` raises for other types
 
 
 @dataclass(frozen=True)
@@ -201,13 +202,6 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"{workers} workers); train_batch_size ({training.train_batch_size}) x "
             f"{group} rollouts = {episodes} episodes per step is not a multiple of it "
             f"for target {name}",
-        )
-    if training.train_batch_size % training.mini_batch_size:
-        yield Issue(
-            ("training", "mini_batch_size"),
-            f"RLinf splits each step's rollouts into equal optimizer batches: "
-            f"train_batch_size ({training.train_batch_size}) must be a multiple of "
-            f"mini_batch_size ({training.mini_batch_size}) for target {name}",
         )
     decisions = steps // chunk if steps % chunk == 0 else 0
     global_batch = training.mini_batch_size * group * decisions

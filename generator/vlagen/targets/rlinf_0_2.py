@@ -16,6 +16,7 @@ TARGET = rlinf_target(
         sampling_params_under="algorithm",
         rollout_epoch_under_env=False,
         weight_syncer=False,
+        prepare_actions_passes_unknown=False,
         reward_worker=False,
     ),
 )

@@ -14,6 +14,7 @@ TARGET = rlinf_target(
         sampling_params_under="rollout",
         rollout_epoch_under_env=True,
         weight_syncer=True,
+        prepare_actions_passes_unknown=True,
         reward_worker=True,
     ),
 )

