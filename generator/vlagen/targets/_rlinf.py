@@ -87,7 +87,6 @@ class RlinfVersion:
     sampling_params_under: str  #: ``rollout`` (0.3) or ``algorithm`` (0.2)
     rollout_epoch_under_env: bool  #: ``env.*.rollout_epoch`` (0.3) or ``algorithm.*`` (0.2)
     weight_syncer: bool  #: 0.3's ``weight_syncer`` group
-    reward_worker: bool  #: 0.3's ``EmbodiedRewardWorker`` group in the entry
     prepare_actions_passes_unknown: bool  #: 0.2's ``prepare_actions`` raises for other types
 
 

@@ -17,6 +17,5 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=False,
         weight_syncer=False,
         prepare_actions_passes_unknown=False,
-        reward_worker=False,
     ),
 )

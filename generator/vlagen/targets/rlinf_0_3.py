@@ -15,6 +15,5 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=True,
         weight_syncer=True,
         prepare_actions_passes_unknown=True,
-        reward_worker=True,
     ),
 )
