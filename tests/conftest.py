@@ -75,13 +75,15 @@ MINIMAL_SPEC = textwrap.dedent(
 )
 
 
-def spec_errors(data: dict) -> list[str]:
-    """The ``PATH:LINE:COL: ...`` lines a spec (as data, dumped to ``spec.yaml``) fails with."""
+def spec_errors(spec: dict | str) -> list[str]:
+    """The ``PATH:LINE:COL: ...`` lines a spec (YAML text, or data dumped in key order)
+    fails with, as ``spec.yaml``."""
     from vlagen.errors import SpecError
     from vlagen.load import load_spec_text
 
+    text = spec if isinstance(spec, str) else yaml.safe_dump(spec, sort_keys=False)
     with pytest.raises(SpecError) as info:
-        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+        load_spec_text(text, "spec.yaml")
     return info.value.format().splitlines()
 
 

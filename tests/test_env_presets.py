@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, run_package_tests
+from conftest import MINIMAL_SPEC, run_package_tests, spec_errors
 from vlagen.api import generate, write
-from vlagen.errors import SpecError
 from vlagen.load import load_spec_text
 
 
@@ -29,14 +28,8 @@ def _text(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-def _errors(data: dict) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec_text(_text(data), "spec.yaml")
-    return info.value.format().splitlines()
-
-
 def _one_error(data: dict) -> str:
-    (line,) = _errors(data)
+    (line,) = spec_errors(data)
     return line
 
 
@@ -84,7 +77,7 @@ def test_state_cameras_rewards_and_backend_class_are_checked() -> None:
         rewards=[{"name": "win", "source": "success"}],
         backend_class="mine:Backend",
     )
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:23:11: env.cameras[1].role: preset 'highway' renders cameras with roles "
         "main, not 'wrist'",
         "spec.yaml:28:14: env.state_dim: preset 'highway' provides a state of size 0, not 4",

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import MINIMAL_SPEC
+from conftest import MINIMAL_SPEC, spec_errors
 from vlagen.errors import SpecError
 from vlagen.load import load_spec, load_spec_text
-
-
-def _errors(text: str) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec_text(text, "spec.yaml")
-    return info.value.format().splitlines()
 
 
 def test_minimal_spec_loads() -> None:
@@ -23,13 +17,13 @@ def test_minimal_spec_loads() -> None:
 
 def test_yaml_syntax_error_names_line_and_column() -> None:
     text = MINIMAL_SPEC.replace("  name: tiny-vla\n", "  name: [tiny-vla\n")
-    (line,) = _errors(text)
+    (line,) = spec_errors(text)
     assert line.startswith("spec.yaml:4:")
     assert "YAML syntax" in line
 
 
 def test_type_error() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace("num_envs: 2", "num_envs: many"))
+    (line,) = spec_errors(MINIMAL_SPEC.replace("num_envs: 2", "num_envs: many"))
     assert line == (
         "spec.yaml:13:13: env.num_envs: Input should be a valid integer, "
         "unable to parse string as an integer, got 'many'"
@@ -37,12 +31,12 @@ def test_type_error() -> None:
 
 
 def test_missing_field_points_at_its_parent() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace("  checkpoint: ./tiny\n", ""))
+    (line,) = spec_errors(MINIMAL_SPEC.replace("  checkpoint: ./tiny\n", ""))
     assert line == "spec.yaml:5:3: model.checkpoint: missing required key 'checkpoint'"
 
 
 def test_misspelt_key_is_unknown_and_the_real_one_missing() -> None:
-    lines = _errors(MINIMAL_SPEC.replace("num_envs: 2", "num_env: 2"))
+    lines = spec_errors(MINIMAL_SPEC.replace("num_envs: 2", "num_env: 2"))
     assert lines == [
         "spec.yaml:12:3: env.num_envs: missing required key 'num_envs'",
         "spec.yaml:13:3: env.num_env: unknown key 'num_env'; did you mean 'num_envs'?",
@@ -50,7 +44,8 @@ def test_misspelt_key_is_unknown_and_the_real_one_missing() -> None:
 
 
 def test_unknown_key_without_close_match_lists_the_keys() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace("  name: tiny-vla\n", "  name: tiny-vla\n  zzz: 1\n"))
+    text = MINIMAL_SPEC.replace("  name: tiny-vla\n", "  name: tiny-vla\n  zzz: 1\n")
+    (line,) = spec_errors(text)
     assert "project.zzz: unknown key 'zzz' (expected one of: name, package," in line
 
 
@@ -58,7 +53,7 @@ def test_unknown_tag_and_literal_suggest() -> None:
     text = MINIMAL_SPEC.replace("kind: continuous", "kind: continous").replace(
         "family: openvla", "family: openvl"
     )
-    lines = _errors(text)
+    lines = spec_errors(text)
     assert any("model.family:" in ln and "did you mean 'openvla'" in ln for ln in lines)
     assert (
         "spec.yaml:19:11: env.action.kind: unknown kind 'continous'; did you mean 'continuous'? "
@@ -70,14 +65,15 @@ def test_cross_field_errors_are_all_reported_at_their_keys() -> None:
     text = MINIMAL_SPEC.replace("chunk: 1", "chunk: 20").replace(
         "kind: continuous\n    dim: 2", "kind: continuous\n    dim: 3"
     )
-    lines = _errors(text)
+    lines = spec_errors(text)
     assert lines == [
         "spec.yaml:9:10: model.action.dim: the model outputs 2 action dimensions but "
         "env.action (continuous) takes 3",
         "spec.yaml:10:12: model.action.chunk: an action chunk of 20 steps is longer than an "
         "episode (env.max_episode_steps = 10)",
         "spec.yaml:14:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
-        "by the action chunk (model.action.chunk = 20) for target rlinf 0.3",
+        "by the env steps of one action chunk (20) for target rlinf 0.3 (RLinf checks "
+        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
         "spec.yaml:20:10: env.action.dim: preset 'highway' takes 2 continuous action "
         "channels, not 3",
     ]
@@ -88,7 +84,7 @@ def test_target_rules_are_checked() -> None:
         '{framework: rlinf, version: "0.3", algorithm: grpo}',
         '{framework: siirl, version: "0.2", algorithm: grpoo}',
     ).replace("family: openvla", "family: custom\n  class_path: my.mod:Policy")
-    lines = _errors(text)
+    lines = spec_errors(text)
     assert any(
         "targets[0].algorithm: siiRL 0.2 has no algorithm 'grpoo'; did you mean 'grpo'?" in ln
         for ln in lines
@@ -100,26 +96,26 @@ def test_target_rules_are_checked() -> None:
 
 def test_rlinf_divisibility_rule() -> None:
     text = MINIMAL_SPEC.replace("chunk: 1", "chunk: 3")
-    (line,) = _errors(text)
+    (line,) = spec_errors(text)
     assert (
-        "env.max_episode_steps: RLinf needs max_episode_steps (10) divisible by the action "
-        "chunk (model.action.chunk = 3)" in line
+        "env.max_episode_steps: RLinf needs max_episode_steps (10) divisible by the env "
+        "steps of one action chunk (3)" in line
     )
 
 
 def test_unknown_target_version_lists_supported() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace('version: "0.3"', 'version: "0.4"'))
+    (line,) = spec_errors(MINIMAL_SPEC.replace('version: "0.3"', 'version: "0.4"'))
     assert "targets[0].version: rlinf '0.4' is not supported" in line
     assert "(supported: 0.2, 0.3)" in line
 
 
 def test_unquoted_version_gets_a_hint() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace('version: "0.3"', "version: 0.3"))
+    (line,) = spec_errors(MINIMAL_SPEC.replace('version: "0.3"', "version: 0.3"))
     assert "write the version as a quoted string" in line
 
 
 def test_duplicate_key() -> None:
-    (line,) = _errors(MINIMAL_SPEC.replace("  num_envs: 2\n", "  num_envs: 2\n  num_envs: 3\n"))
+    (line,) = spec_errors(MINIMAL_SPEC.replace("  num_envs: 2\n", "  num_envs: 2\n  num_envs: 3\n"))
     assert line == "spec.yaml:14:3: env.num_envs: duplicate key (first set at line 13)"
 
 
@@ -133,7 +129,7 @@ def test_duplicate_key() -> None:
     ],
 )
 def test_document_level_errors(text: str, expected: str) -> None:
-    (line,) = _errors(text)
+    (line,) = spec_errors(text)
     assert expected in line
 
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, REPO
-from vlagen.errors import SpecError
-from vlagen.load import load_spec_text
+from conftest import MINIMAL_SPEC, REPO, spec_errors
 
 
 def _spec(**model: Any) -> dict:
@@ -18,15 +15,9 @@ def _spec(**model: Any) -> dict:
     return data
 
 
-def _errors(data: dict) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
-    return info.value.format().splitlines()
-
-
 def test_a_vocabulary_too_small_for_the_bins() -> None:
     data = _spec(vocab_size=200)
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:11:15: model.vocab_size: a vocabulary of 200 cannot hold 256 action tokens "
         "(model.action.bins) plus 4 special tokens"
     ]
@@ -35,7 +26,7 @@ def test_a_vocabulary_too_small_for_the_bins() -> None:
 def test_an_action_dim_that_disagrees_with_the_env() -> None:
     data = _spec()
     data["model"]["action"]["dim"] = 3
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:9:10: model.action.dim: the model outputs 3 action dimensions but "
         "env.action (continuous) takes 2"
     ]
@@ -44,7 +35,7 @@ def test_an_action_dim_that_disagrees_with_the_env() -> None:
 def test_statistics_of_the_wrong_length_and_outside_the_canonical_range() -> None:
     data = _spec()
     data["model"]["action"]["normalization"] = {"q01": [-0.5, -0.5, -0.5], "q99": [0.5, 2.0]}
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:13:7: model.action.normalization.q01: has 3 values; model.action.dim is 2",
         "spec.yaml:18:9: model.action.normalization.q99[1]: 2.0 is outside [-1, 1]: action "
         "statistics are in the env's canonical units, which the env core scales to the "
@@ -55,7 +46,7 @@ def test_statistics_of_the_wrong_length_and_outside_the_canonical_range() -> Non
 def test_a_family_the_env_action_kind_cannot_use() -> None:
     data = _spec(family="waypoint")
     data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
-    (line,) = _errors(data)
+    (line,) = spec_errors(data)
     assert line == (
         "spec.yaml:6:11: model.family: family 'waypoint' cannot drive env.action.kind "
         "'continuous'; it drives waypoints (families for 'continuous': openvla, "
@@ -67,7 +58,7 @@ def test_bins_too_few_for_the_discrete_choices() -> None:
     data = _spec()
     data["model"]["action"].update(dim=1, bins=5)
     data["env"]["action"] = {"kind": "discrete", "choices": 5}
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:11:11: model.action.bins: 5 bins give 4 distinct values (OpenVLA's scheme: "
         "bins edges, bins - 1 centres), too few for env.action.choices (5)"
     ]
@@ -81,7 +72,7 @@ def test_cameras_images_and_state_are_checked() -> None:
         use_state=True,
         state_normalization={"q01": [0.0], "q99": [1.0]},
     )
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:13:5: model.cameras[1]: no env camera 'rear' (cameras: front)",
         "spec.yaml:15:3: model.image_size: 224x320 is not square; the vision backbones of "
         "family 'openvla' take square crops",
@@ -101,7 +92,7 @@ def test_the_waypoint_family_bins_over_the_env_ranges_only() -> None:
         action={"kind": "waypoints", "num_waypoints": 2},
     )
     data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
-    assert _errors(data) == [
+    assert spec_errors(data) == [
         "spec.yaml:12:7: model.action.normalization: family 'waypoint' bins over "
         "env.action.low/high; drop the normalization"
     ]

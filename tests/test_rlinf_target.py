@@ -69,8 +69,7 @@ def test_envs_not_divisible_by_the_group() -> None:
     data["env"]["num_envs"] = 6
     assert spec_errors(data) == [
         "spec.yaml:13:13: env.num_envs: RLinf needs the envs of each env worker (6) divisible "
-        "by the group size (4) for target rlinf 0.3: env.train.total_num_envs (48) // env "
-        "workers (8) % group_size",
+        "by the group size (4) for target rlinf 0.3 (total_num_envs 48 over 8 env workers)",
     ]
 
 
@@ -81,8 +80,8 @@ def test_steps_not_divisible_by_the_chunk_and_uneven_batches() -> None:
     data["training"] = {"train_batch_size": 12, "mini_batch_size": 8}
     assert sorted(spec_errors(data)) == [
         "spec.yaml:15:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
-        "by the env steps of one action chunk (4) for target rlinf 0.2: "
-        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks",
+        "by the env steps of one action chunk (4) for target rlinf 0.2 (RLinf checks "
+        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
         "spec.yaml:29:21: training.train_batch_size: RLinf runs whole rounds of its 16 envs (2 "
         "per env worker x 8 workers); train_batch_size (12) x 1 rollouts = 12 episodes per "
         "step is not a multiple of it for target rlinf 0.2",

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, REPO
-from vlagen.errors import SpecError
+from conftest import MINIMAL_SPEC, REPO, spec_errors
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets._config_schema import dataclass_keys, load_schema
@@ -53,12 +52,6 @@ def test_override_problems_names_dropped_keys_and_wrong_types() -> None:
     ]
 
 
-def _errors(data: dict) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
-    return info.value.format().splitlines()
-
-
 def _siirl(algorithm: str = "grpo", **model: Any) -> dict:
     data = yaml.safe_load(MINIMAL_SPEC)
     data["model"].update(model)
@@ -76,7 +69,7 @@ def test_a_valid_siirl_spec_plans() -> None:
 
 def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
     data = _siirl(family="openvla_oft")
-    (line,) = _errors(data)
+    (line,) = spec_errors(data)
     assert line.startswith("spec.yaml:9:5: model.action: siiRL 0.2 (targets[0]) trains ")
     assert "(traj*8, 7)" in line and "got dim 2, chunk 1, bins 256, vocab_size 32000" in line
     assert "Use family openvla" in line
@@ -85,7 +78,7 @@ def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
 def test_openvla_chunks_longer_than_one() -> None:
     data = _siirl()
     data["model"]["action"]["chunk"] = 4
-    (line,) = _errors(data)
+    (line,) = spec_errors(data)
     assert line.startswith("spec.yaml:10:12: model.action.chunk: siiRL 0.2 (targets[0]) ")
     assert "set chunk: 1 or use openvla_oft (7 x 8), got chunk 4" in line
 
@@ -93,14 +86,14 @@ def test_openvla_chunks_longer_than_one() -> None:
 def test_ppo_srpo_without_success_and_too_few_envs() -> None:
     data = _siirl("gae")
     data["training"]["group_size"] = 3
-    assert sorted(_errors(data)) == [
+    assert sorted(spec_errors(data)) == [
         "spec.yaml:13:13: env.num_envs: siiRL 0.2 (targets[0])'s rollout runs num_envs // "
         "group_size prompts at a time and asserts num_envs >= group_size; got num_envs 2 < "
         "group_size 3",
         "spec.yaml:26:14: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
         "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
     ]
-    assert _errors(_siirl("srpo")) == [
+    assert spec_errors(_siirl("srpo")) == [
         "spec.yaml:12:3: env.rewards: siiRL 0.2 (targets[0]): srpo rewards success (siiRL's "
         "embodied reward manager, scaled by the success term's weight); add a term with "
         "source: success"

@@ -170,8 +170,8 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
         yield Issue(
             ("env", "max_episode_steps"),
             f"RLinf needs max_episode_steps ({steps}) divisible by the env steps of one "
-            f"action chunk ({chunk}) for target {name}: "
-            "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks",
+            f"action chunk ({chunk}) for target {name} (RLinf checks "
+            "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
         )
     training = spec.training
     if target.algorithm in GROUPED and training.group_size < 2:
@@ -190,8 +190,8 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
         yield Issue(
             ("env", "num_envs"),
             f"RLinf needs the envs of each env worker ({num_envs}) divisible by the group "
-            f"size ({group}) for target {name}: env.train.total_num_envs "
-            f"({num_envs * workers}) // env workers ({workers}) % group_size",
+            f"size ({group}) for target {name} (total_num_envs {num_envs * workers} over "
+            f"{workers} env workers)",
         )
     episodes, total = episodes_per_step(spec, index), num_envs * workers
     if episodes % total:
