@@ -160,6 +160,20 @@ def test_auto_reset_puts_done_flags_in_the_last_column() -> None:
     env.close()
 
 
+def test_a_single_step_is_a_chunk_of_one() -> None:
+    env, twin = make_env(), make_env()
+    env.reset()
+    twin.reset()
+    actions = random_actions(4)
+    obs, rewards, terminations, truncations, info = env.step(actions[:, 0])
+    obs_list, chunk_rewards, *_ = twin.chunk_step(actions)
+    assert rewards.shape == terminations.shape == truncations.shape == (4,)
+    torch.testing.assert_close(rewards, chunk_rewards[:, 0])
+    assert set(obs) == set(obs_list[-1]) and "episode" in info
+    env.close()
+    twin.close()
+
+
 def test_without_auto_reset_groups_share_tasks_and_finished_envs_wait() -> None:
     group = 2
     env = make_env(
@@ -213,15 +227,12 @@ def test_rlinfs_validation_accepts_the_config(monkeypatch: pytest.MonkeyPatch) -
     rlinf_config = import_rlinf("rlinf.config")
     workers = SPEC.resources.nodes * SPEC.resources.gpus_per_node
 
-    class Placement:
-        def __init__(self, cfg, cluster) -> None:
-            pass
-
-        def get_world_size(self, component: str) -> int:
-            return workers
-
     monkeypatch.setattr(rlinf_config, "Cluster", lambda *a, **k: SimpleNamespace())
-    monkeypatch.setattr(rlinf_config, "HybridComponentPlacement", Placement)
+    monkeypatch.setattr(
+        rlinf_config,
+        "HybridComponentPlacement",
+        lambda cfg, cluster: SimpleNamespace(get_world_size=lambda component: workers),
+    )
     cfg = config()
     OmegaConf.set_struct(cfg, True)
     cfg = rlinf_config.validate_embodied_cfg(cfg)

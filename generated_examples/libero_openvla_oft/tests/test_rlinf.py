@@ -160,6 +160,14 @@ def test_auto_reset_puts_done_flags_in_the_last_column() -> None:
     env.close()
 
 
+def test_a_single_step_is_refused_for_a_multi_step_chunk() -> None:
+    env = make_env()
+    env.reset()
+    with pytest.raises(ValueError, match="chunk_step"):
+        env.step(random_actions(4)[:, 0])
+    env.close()
+
+
 def test_without_auto_reset_groups_share_tasks_and_finished_envs_wait() -> None:
     group = 2
     env = make_env(
@@ -213,15 +221,12 @@ def test_rlinfs_validation_accepts_the_config(monkeypatch: pytest.MonkeyPatch) -
     rlinf_config = import_rlinf("rlinf.config")
     workers = SPEC.resources.nodes * SPEC.resources.gpus_per_node
 
-    class Placement:
-        def __init__(self, cfg, cluster) -> None:
-            pass
-
-        def get_world_size(self, component: str) -> int:
-            return workers
-
     monkeypatch.setattr(rlinf_config, "Cluster", lambda *a, **k: SimpleNamespace())
-    monkeypatch.setattr(rlinf_config, "HybridComponentPlacement", Placement)
+    monkeypatch.setattr(
+        rlinf_config,
+        "HybridComponentPlacement",
+        lambda cfg, cluster: SimpleNamespace(get_world_size=lambda component: workers),
+    )
     cfg = config()
     OmegaConf.set_struct(cfg, True)
     cfg = rlinf_config.validate_embodied_cfg(cfg)

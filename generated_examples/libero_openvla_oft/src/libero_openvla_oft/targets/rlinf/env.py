@@ -257,8 +257,9 @@ class RLinfEnv(gymnasium.Env):
     def step(self, actions: Any, auto_reset: bool = True) -> tuple:
         """One step ``[N, DIM]`` for RLinf's wrappers, as a chunk of one."""
         if CHUNK != 1:
-            raise NotImplementedError(
-                f"the policy acts in chunks of {CHUNK}; RLinf drives this env by chunk_step"
+            raise ValueError(
+                f"step takes one action per env, but the policy acts in chunks of {CHUNK}: "
+                "RLinf drives this env by chunk_step"
             )
         obs_list, reward, terminations, truncations, infos_list = self.chunk_step(
             _numpy(actions)[:, None]
