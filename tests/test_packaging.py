@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -59,3 +60,24 @@ def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) 
             cwd=tmp_path,
         )
         assert _tree(out) == _tree(GOLDENS / spec.stem), spec.name
+
+
+def test_a_generated_packages_wheel_ships_the_files_its_code_reads(tmp_path: Path) -> None:
+    """Configs and launch scripts live inside the package (``targets/<name>/``): a wheel of
+    the generated package must carry them, or an installed package cannot train."""
+    golden = shutil.copytree(GOLDENS / "highway_openvla", tmp_path / "golden")  # builds write
+    data = sorted(
+        p.relative_to(golden / "src").as_posix()
+        for p in (golden / "src").rglob("*")
+        if p.suffix in (".json", ".yaml", ".sh")
+    )
+    assert {"highway_openvla/targets/rlinf/config.yaml", "highway_openvla/spec.json"} <= set(data)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), golden],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = tmp_path.glob("highway_openvla-*.whl")
+    names = set(zipfile.ZipFile(built).namelist())
+    missing = [name for name in data if name not in names]
+    assert not missing, f"package data missing from the wheel: {missing}"

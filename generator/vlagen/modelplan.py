@@ -52,8 +52,12 @@ class ModelPlan:
         return ("__init__", "action_tokens", "inputs", "policy", *loader)
 
     @property
+    def torch_requirement(self) -> str:
+        return TORCH_REQUIREMENT
+
+    @property
     def requirements(self) -> list[str]:
-        reqs = [TORCH_REQUIREMENT]
+        reqs = [self.torch_requirement]
         if self.family.token_based:
             reqs.append(TRANSFORMERS_REQUIREMENT)
         if self.lora is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path, PurePosixPath
@@ -78,23 +79,26 @@ class Plan:
     @property
     def package_data(self) -> list[str]:
         """Non-Python files inside the package that its code reads (configs, scripts)."""
-        inside = f"src/{self.package}/"
+        package = PurePosixPath("src", self.package)
+        paths = [PurePosixPath(f.path) for f in self.files]
         extra = sorted(
             {
-                "*/".join(("targets", "*" + PurePosixPath(f.path).suffix))
-                for f in self.files
-                if f.path.startswith(inside + "targets/")
-                and PurePosixPath(f.path).suffix in (".yaml", ".sh")
+                str(path.parent.relative_to(package) / f"*{path.suffix}")
+                for path in paths
+                if path.is_relative_to(package / "targets") and path.suffix in (".yaml", ".sh")
             }
         )
         return ["spec.json", *extra]
 
     @property
     def test_requirements(self) -> list[str]:
-        """The package's ``test`` extra: the env's, then each target's, without repeats."""
+        """The package's ``test`` extra: the env's, then each target's, without repeats (a
+        target's bare ``name`` adds nothing where the env already pins that distribution)."""
         out = list(self.env.test_requirements)
-        for t in self.targets:
-            out += [r for r in t.decl.test_requirements if r not in out]
+        for requirement in (r for t in self.targets for r in t.decl.test_requirements):
+            bare = re.fullmatch(_NAME, requirement)
+            if requirement not in out and not (bare and _name(requirement) in map(_name, out)):
+                out.append(requirement)
         return out
 
     def target(self, framework: str) -> PlannedTarget:
@@ -234,3 +238,11 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
                     )
                 )
     return tuple(sorted(files, key=lambda f: f.path))
+
+
+_NAME = r"[A-Za-z0-9._-]+"
+
+
+def _name(requirement: str) -> str:
+    """A requirement's normalized distribution name: ``Foo_bar[x]>=1`` is ``foo-bar``."""
+    return re.sub(r"[-_.]+", "-", re.match(_NAME, requirement).group()).lower()

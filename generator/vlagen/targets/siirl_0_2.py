@@ -366,5 +366,6 @@ TARGET = TargetDecl(
         "gymnasium",
         "cloudpickle",
         "transformers",
+        "peft",
     ),
 )
