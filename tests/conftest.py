@@ -21,12 +21,12 @@ GOLDENS = REPO / "generated_examples"
 NO_GPU = "needs a CUDA device"
 
 
-def run_package_tests(package: Path, *, real_simulator: bool) -> str:
-    """Run a generated package's own tests; with ``real_simulator`` nothing but its GPU
-    tests may skip. Returns pytest's output."""
+def run_package_tests(package: Path, *, real_simulator: bool, python: str = sys.executable) -> str:
+    """Run a generated package's own tests with ``python``; with ``real_simulator`` nothing
+    but its GPU tests may skip. Returns pytest's output."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
+        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
         cwd=package,
         capture_output=True,
         text=True,

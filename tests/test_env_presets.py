@@ -16,6 +16,7 @@ import yaml
 from conftest import MINIMAL_SPEC, run_package_tests, spec_errors
 from vlagen.api import generate, write
 from vlagen.load import load_spec_text
+from vlagen.plan import make_plan
 
 
 def _spec(**env: Any) -> dict:
@@ -199,3 +200,38 @@ def test_variant_package_is_clean_and_its_env_tests_pass(name: str, tmp_path: Pa
     )
     assert lint.returncode == 0, lint.stdout
     run_package_tests(out, real_simulator=name == "gymnasium_cartpole")
+
+
+def test_gymnasium_extras_match_gymnasiums_registry() -> None:
+    """Every env gymnasium registers from a module that needs an extra is in the table, under
+    the extra gymnasium declares."""
+    from importlib.metadata import requires
+
+    from gymnasium.envs.registration import registry
+
+    from vlagen.presets import GYMNASIUM_EXTRAS
+
+    needs = {
+        "classic_control": "classic-control",
+        "toy_text": "toy-text",
+        "box2d": "box2d",
+        "mujoco": "mujoco",
+    }
+    expected = {
+        env_id.split("-v")[0]: needs[spec.entry_point.split(".")[2].split(":")[0]]
+        for env_id, spec in registry.items()
+        if isinstance(spec.entry_point, str)
+        and spec.entry_point.startswith(tuple(f"gymnasium.envs.{m}" for m in needs))
+        and "/" not in env_id
+    }
+    assert expected == GYMNASIUM_EXTRAS
+    declared = " ".join(requires("gymnasium") or [])
+    assert all(f'extra == "{extra}"' in declared for extra in set(needs.values()))
+
+
+def test_a_gymnasium_env_that_renders_with_pygame_asks_for_its_extra() -> None:
+    cartpole = make_plan(load_spec_text(_text(VARIANTS["gymnasium_cartpole"])).spec).env
+    assert cartpole.sim_requirements == ["gymnasium[classic-control]>=1.0"]
+    assert cartpole.install == "pip install 'gymnasium[classic-control]>=1.0'"
+    highway = make_plan(load_spec_text(MINIMAL_SPEC).spec).env
+    assert highway.sim_requirements == ["highway-env>=1.10"]

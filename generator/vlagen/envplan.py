@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .presets import PRESETS, PresetDecl, Vehicle, preset_gymnasium
+from .presets import GYMNASIUM, GYMNASIUM_EXTRAS, PRESETS, PresetDecl, Vehicle, preset_gymnasium
 from .spec import Env, Gymnasium, WaypointAction
 
 __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
@@ -32,7 +32,19 @@ class EnvPlan:
 
     @property
     def sim_requirements(self) -> list[str]:
-        return list(self.preset.requirements)
+        """The preset's, with gymnasium's extra where the env is one of gymnasium's own that
+        needs it (CartPole renders with pygame)."""
+        env_id = self.gymnasium.id if self.gymnasium else None
+        extra = GYMNASIUM_EXTRAS.get((env_id or "").split("-v")[0])
+        if extra is None:
+            return list(self.preset.requirements)
+        full = GYMNASIUM.replace("gymnasium", f"gymnasium[{extra}]", 1)
+        return [full if r == GYMNASIUM else r for r in self.preset.requirements]
+
+    @property
+    def install(self) -> str:
+        """The command that installs the simulator, for error messages."""
+        return "pip install " + " ".join(f"'{r}'" for r in self.sim_requirements)
 
     @property
     def video_requirements(self) -> list[str]:

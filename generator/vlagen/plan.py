@@ -101,6 +101,12 @@ class Plan:
                 out.append(requirement)
         return out
 
+    @property
+    def framework_test_installs(self) -> list[str]:
+        """The frameworks the package's tests import, installed ``--no-deps`` beside the
+        ``test`` extra (their full dependencies are for training, on a GPU machine)."""
+        return list(dict.fromkeys(t.decl.test_install for t in self.targets if t.decl.templates))
+
     def target(self, framework: str) -> PlannedTarget:
         return next(t for t in self.targets if t.decl.framework == framework)
 

@@ -82,10 +82,6 @@ class PresetDecl:
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
 
-    @property
-    def install(self) -> str:
-        return "pip install " + " ".join(f"'{r}'" for r in self.requirements)
-
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
 
@@ -137,6 +133,23 @@ def _pusht(env: Env) -> Gymnasium:
     )
 
 
+GYMNASIUM = "gymnasium>=1.0"
+
+#: gymnasium's own envs (by id before ``-v``) that render or simulate only with one of its
+#: extras (pygame, box2d, mujoco), from gymnasium 1.4's registry and extras.
+GYMNASIUM_EXTRAS: dict[str, str] = {
+    env_id: extra
+    for extra, env_ids in {
+        "classic-control": "Acrobot CartPole MountainCar MountainCarContinuous Pendulum",
+        "toy-text": "Blackjack CliffWalking CliffWalkingSlippery FrozenLake FrozenLake8x8 Taxi",
+        "box2d": "BipedalWalker BipedalWalkerHardcore CarRacing LunarLander LunarLanderContinuous",
+        "mujoco": "Ant HalfCheetah Hopper Humanoid HumanoidStandup InvertedDoublePendulum "
+        "InvertedPendulum Pusher Reacher Swimmer Walker2d",
+    }.items()
+    for env_id in env_ids.split()
+}
+
+
 def _generic_gymnasium(env: Env) -> Gymnasium:
     main = next(c for c in env.cameras if c.role == "main")
     return Gymnasium(kwargs={"render_mode": "rgb_array"}, cameras={main.name: "render"})
@@ -158,7 +171,7 @@ PRESETS: dict[str, PresetDecl] = {
             name="gymnasium",
             backend="gymnasium",
             actions={"continuous": None, "discrete": None, "delta_ee": None},
-            requirements=("gymnasium>=1.0",),
+            requirements=(GYMNASIUM,),
             gymnasium=_generic_gymnasium,
         ),
         PresetDecl(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -71,6 +72,12 @@ class TargetDecl:
     def pinned_version(self) -> str:
         """The exact framework version ``requirement`` pins (``0.2.0`` of ``siirl==0.2.0``)."""
         return self.requirement.partition("==")[2]
+
+    @property
+    def test_install(self) -> str:
+        """The framework alone, without extras, as its verification tests install it
+        (``--no-deps``): ``rlinf==0.3.0`` of ``rlinf[embodied]==0.3.0``."""
+        return re.sub(r"\[[^\]]*\]", "", self.requirement)
 
     @property
     def key(self) -> str:

@@ -510,6 +510,7 @@ def rlinf_target(
         checks=rlinf_checks,
         templates="rlinf",
         planner=planner,
-        # What the verification tests import from RLinf installed --no-deps.
-        test_requirements=("omegaconf", "hydra-core", "ray", "gymnasium", "imageio"),
+        # What the modules the verification tests import from RLinf (installed --no-deps)
+        # import in turn; regex comes with transformers, which a custom family lacks.
+        test_requirements=("omegaconf", "hydra-core", "ray", "gymnasium", "imageio", "regex"),
     )

@@ -21,7 +21,7 @@ KWARGS: dict[str, Any] = {"render_mode": "rgb_array"}
 CAMERAS = {"view": "render"}
 STATE_KEY = None
 INFO_SIGNALS = {}
-INSTALL = "pip install 'gymnasium>=1.0'"
+INSTALL = "pip install 'gymnasium[classic-control]>=1.0'"
 
 
 def tasks() -> tuple[Task, ...]:
