@@ -93,7 +93,7 @@ class Plan:
     @property
     def test_requirements(self) -> list[str]:
         """The package's ``test`` extra: the env's, then each target's, without repeats (a
-        target's bare ``name`` adds nothing where the env already pins that distribution)."""
+        target's bare ``name`` adds nothing where that distribution is already listed)."""
         out = list(self.env.test_requirements)
         for requirement in (r for t in self.targets for r in t.decl.test_requirements):
             bare = re.fullmatch(_NAME, requirement)
