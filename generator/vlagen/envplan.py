@@ -42,9 +42,19 @@ class EnvPlan:
         return [full if r == GYMNASIUM else r for r in self.preset.requirements]
 
     @property
+    def install_commands(self) -> tuple[str, ...]:
+        """The shell commands that install the simulator: from the index, or its source."""
+        commands = ()
+        if self.sim_requirements:
+            commands = ("pip install " + " ".join(f"'{r}'" for r in self.sim_requirements),)
+        if self.preset.source is not None:
+            commands += self.preset.source.commands
+        return commands
+
+    @property
     def install(self) -> str:
         """The command that installs the simulator, for error messages."""
-        return "pip install " + " ".join(f"'{r}'" for r in self.sim_requirements)
+        return " && ".join(self.install_commands)
 
     @property
     def video_requirements(self) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ._version import __version__
+from .distributions import distribution_name
 from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
@@ -91,13 +92,34 @@ class Plan:
         return ["spec.json", *extra]
 
     @property
+    def dependencies(self) -> list[str]:
+        """The package's own requirements."""
+        return ["numpy>=1.24", *self.model.requirements]
+
+    @property
+    def extras(self) -> dict[str, list[str]]:
+        """Extra name → its requirements: one per framework, ``sim`` where the simulator is
+        on the package index, ``video``, ``test``."""
+        out = {
+            t.decl.framework: [t.decl.requirement, *t.decl.runtime_requirements]
+            for t in self.targets
+        }
+        if self.env.sim_requirements:
+            out["sim"] = self.env.sim_requirements
+        if self.env.video:
+            out["video"] = self.env.video_requirements
+        out["test"] = self.test_requirements
+        return out
+
+    @property
     def test_requirements(self) -> list[str]:
         """The package's ``test`` extra: the env's, then each target's, without repeats (a
         target's bare ``name`` adds nothing where that distribution is already listed)."""
         out = list(self.env.test_requirements)
         for requirement in (r for t in self.targets for r in t.decl.test_requirements):
-            bare = re.fullmatch(_NAME, requirement)
-            if requirement not in out and not (bare and _name(requirement) in map(_name, out)):
+            bare = re.fullmatch(_BARE, requirement)
+            named = map(distribution_name, out)
+            if requirement not in out and not (bare and distribution_name(requirement) in named):
                 out.append(requirement)
         return out
 
@@ -246,9 +268,4 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
     return tuple(sorted(files, key=lambda f: f.path))
 
 
-_NAME = r"[A-Za-z0-9._-]+"
-
-
-def _name(requirement: str) -> str:
-    """A requirement's normalized distribution name: ``Foo_bar[x]>=1`` is ``foo-bar``."""
-    return re.sub(r"[-_.]+", "-", re.match(_NAME, requirement).group()).lower()
+_BARE = r"[A-Za-z0-9._-]+"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .distributions import SourceInstall
 from .spec import Env, Gymnasium
 
 __all__ = ["PRESETS", "PresetDecl", "Vehicle", "preset_gymnasium"]
@@ -56,7 +57,9 @@ class PresetDecl:
         workers: Default worker processes (0: step in-process).
         batched: Steps all envs in one simulator; never run in a process pool.
         needs_class: The user names the backend class (``env.backend_class``).
-        requirements: What the generated package's ``sim`` extra installs.
+        requirements: What the generated package's ``sim`` extra installs (distributions in
+            :data:`~vlagen.distributions.VETTED` only).
+        source: How to install a simulator the package index does not carry; its README says.
         gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
         info_signals: Built-in signal → (the simulator's info key, scale).
         ego: Where a gymnasium backend finds the ego pose for waypoint controllers.
@@ -78,6 +81,7 @@ class PresetDecl:
     batched: bool = False
     needs_class: bool = False
     requirements: tuple[str, ...] = ()
+    source: SourceInstall | None = None
     gymnasium: Callable[[Env], Gymnasium] | None = None
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
@@ -234,7 +238,14 @@ PRESETS: dict[str, PresetDecl] = {
             signals=frozenset(BUILTIN_SIGNALS),
             workers=2,
             needs_class=True,
-            requirements=("navsim",),
+            source=SourceInstall(
+                distribution="navsim",
+                repository="https://github.com/autonomousvision/navsim",
+                tag="v2.2",
+                setup="the OpenScene logs and nuPlan maps, and the NUPLAN_MAP_VERSION, "
+                "NUPLAN_MAPS_ROOT, NAVSIM_EXP_ROOT, NAVSIM_DEVKIT_ROOT and OPENSCENE_DATA_ROOT "
+                "variables (NAVSIM's docs/install.md)",
+            ),
         ),
         PresetDecl(
             name="bench2drive",
