@@ -17,5 +17,6 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=False,
         weight_syncer=False,
         prepare_actions_passes_unknown=False,
+        fidelity_harness=False,
     ),
 )

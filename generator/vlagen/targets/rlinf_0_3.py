@@ -15,5 +15,6 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=True,
         weight_syncer=True,
         prepare_actions_passes_unknown=True,
+        fidelity_harness=True,
     ),
 )
