@@ -116,9 +116,10 @@ READ_ELSEWHERE: dict[str, tuple[str, str]] = {
 }
 #: Loader options only a token family's backbone reads (a custom module takes none).
 TOKEN_FAMILY_KEYS = ("actor.model.trust_remote_code", "actor.model.attn_implementation")
-#: Read only with a critic: the value head's learning rate (build_optimizer) and how a
-#: truncated episode is bootstrapped from its value (compute_bootstrap_rewards).
-CRITIC_KEYS = ("actor.optim.value_lr", "algorithm.bootstrap_type")
+#: Read only with a value head: its learning rate (build_optimizer); and, where envs also
+#: auto-reset, how a truncated episode is bootstrapped from its value
+#: (compute_bootstrap_rewards).
+VALUE_LR, BOOTSTRAP = "actor.optim.value_lr", "algorithm.bootstrap_type"
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,7 @@ class RlinfVersion:
     weight_syncer: bool  #: 0.3's ``weight_syncer`` group
     prepare_actions_passes_unknown: bool  #: 0.2's ``prepare_actions`` raises for other types
     fidelity_harness: bool  #: the generated tests drive this version's workers on CPU
+    ext_loader_in_worker: bool  #: 0.2 loads RLINF_EXT_MODULE in a Worker method, 0.3 in a function
 
 
 @dataclass(frozen=True)
@@ -510,9 +512,10 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
                 "init_sync": {"enabled": True, "prefixes": None, "bucket_size": 134217728},
             },
         }
-    if algorithm == "gae":
-        algorithm_cfg["bootstrap_type"] = "standard"
+    if model.value_head:
         config["actor"]["optim"]["value_lr"] = 1.0e-4
+        if train_env["auto_reset"]:
+            algorithm_cfg["bootstrap_type"] = "standard"
     plan = RlinfPlan(
         version=version,
         env_type=env_type,
@@ -530,16 +533,21 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
         read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
     )
-    problems = layout_problems(config, version.schema, exempt_keys(model.family, algorithm))
+    problems = layout_problems(config, version.schema, exempt_keys(config, model.family))
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("RLinf config does not match RLinf's layout:\n" + "\n".join(problems))
     return plan
 
 
-def exempt_keys(family: str, algorithm: str) -> tuple[str, ...]:
-    """Example keys a config for ``family`` and ``algorithm`` leaves out: nothing reads them."""
+def exempt_keys(config: dict, family: str) -> tuple[str, ...]:
+    """Example keys ``config`` (of a ``family`` policy) leaves out: nothing would read them."""
     exempt = TOKEN_FAMILY_KEYS if family == "custom" else ()
-    return exempt + (() if algorithm == "gae" else CRITIC_KEYS)
+    value_head = config["actor"]["model"]["add_value_head"]
+    if not value_head:
+        exempt += (VALUE_LR,)
+    if not (value_head and config["env"]["train"]["auto_reset"]):
+        exempt += (BOOTSTRAP,)
+    return exempt
 
 
 def read_elsewhere(config: dict) -> dict[str, tuple[str, str]]:

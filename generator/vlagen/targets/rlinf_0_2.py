@@ -18,5 +18,6 @@ TARGET = rlinf_target(
         weight_syncer=False,
         prepare_actions_passes_unknown=False,
         fidelity_harness=False,
+        ext_loader_in_worker=True,
     ),
 )

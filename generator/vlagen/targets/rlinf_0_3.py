@@ -16,5 +16,6 @@ TARGET = rlinf_target(
         weight_syncer=True,
         prepare_actions_passes_unknown=True,
         fidelity_harness=True,
+        ext_loader_in_worker=False,
     ),
 )
