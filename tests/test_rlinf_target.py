@@ -17,7 +17,7 @@ from vlagen.api import generate
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets._config_schema import load_schema
-from vlagen.targets._rlinf import NOT_MIRRORED, layout_problems
+from vlagen.targets._rlinf import NOT_MIRRORED, exempt_keys, layout_problems
 
 #: RLinf 0.2 installed apart (it is the same distribution as 0.3): the README's test command.
 RLINF_0_2 = REPO / ".rlinf-0.2"
@@ -33,13 +33,18 @@ def _rlinf(version: str = "0.3", algorithm: str = "grpo") -> dict:
 def test_the_config_has_every_key_of_rlinfs_examples(version: str) -> None:
     spec = load_spec_text(yaml.safe_dump(_rlinf(version), sort_keys=False), "spec.yaml").spec
     config = make_plan(spec).target("rlinf").plan.config
-    assert layout_problems(config, f"rlinf_{version.replace('.', '_')}") == []
+    schema, exempt = f"rlinf_{version.replace('.', '_')}", exempt_keys(config, "openvla")
+    assert layout_problems(config, schema, exempt) == []
+    assert layout_problems(config, schema) == [  # what a grpo config leaves out
+        "actor.optim.value_lr: missing (RLinf's examples set a float)",
+        "algorithm.bootstrap_type: missing (RLinf's examples set a str)",
+    ]
     layout = load_schema(f"rlinf_{version.replace('.', '_')}")["keys"]
     mirrored = [k for k in layout if not any(k.startswith(p) for p in NOT_MIRRORED)]
     assert len(mirrored) > 100  # the check compares a real layout, not an empty one
     del config["actor"]["micro_batch_size"]
     config["env"]["train"]["auto_reset"] = "yes"
-    assert layout_problems(config, f"rlinf_{version.replace('.', '_')}") == [
+    assert layout_problems(config, schema, exempt) == [
         "actor.micro_batch_size: missing (RLinf's examples set a int)",
         "env.train.auto_reset: 'yes' is not a bool",
     ]
@@ -55,6 +60,27 @@ def test_the_versions_put_moved_keys_where_each_reads_them() -> None:
     assert "sampling_params" in plans["0.3"]["rollout"]
     assert "rollout_epoch" in plans["0.3"]["env"]["train"]
     assert "weight_syncer" in plans["0.3"] and "weight_syncer" not in plans["0.2"]
+
+
+def test_a_hub_openvla_checkpoint_needs_trust_remote_code() -> None:
+    data = _rlinf()
+    data["model"]["checkpoint"] = "openvla/openvla-7b"
+    assert spec_errors(data) == [
+        "spec.yaml:7:15: model.checkpoint: openvla checkpoints on the Hub "
+        "('openvla/openvla-7b') ship their own modeling code (transformers has no class for "
+        "them), so every RLinf actor and rollout worker would fail to load it for target "
+        "rlinf 0.3: set model.trust_remote_code: true",
+    ]
+    data["model"]["trust_remote_code"] = True
+    assert _plans(data)
+    data["model"]["trust_remote_code"] = False
+    data["model"]["checkpoint"] = "./openvla-7b"  # local: its config decides, at load time
+    assert _plans(data)
+
+
+def _plans(data: dict) -> bool:
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    return make_plan(spec).target("rlinf").plan is not None
 
 
 def test_envs_not_divisible_by_the_group() -> None:
@@ -116,10 +142,13 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     )
     new = load_spec_text(text, "s.yaml")
     a, b = generate(old.spec).tree, generate(new.spec).tree
-    assert a.keys() == b.keys()
+    # 0.3 adds the fidelity harness, which drives 0.3's workers
+    assert set(b.keys()) - set(a.keys()) == {"tests/test_rlinf_fidelity.py"}
+    assert set(a.keys()) <= set(b.keys())
     changed = sorted(p for p in a if _content(a[p].content) != _content(b[p].content))
     package = "src/highway_openvla"
     assert changed == [
+        ".gitattributes",  # lists the fidelity harness
         "README.md",
         "pyproject.toml",
         f"{package}/spec.json",

@@ -16,7 +16,7 @@ simulator- and model-specific ones in :data:`NOT_MIRRORED`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
@@ -40,6 +40,8 @@ RLINF_ALGORITHMS = {
     "reinpp": "algorithm.adv_type=reinpp, loss_type=actor (REINFORCE++)",
 }
 GROUPED = ("grpo", "grpo_dynamic")  #: advantages over a group of rollouts of one task
+#: Families whose Hub checkpoints are Prismatic models loaded through their ``auto_map``.
+REMOTE_CODE_FAMILIES = ("openvla", "openvla_oft")
 
 #: Example keys the generated config leaves out, by prefix, and why.
 NOT_MIRRORED = {
@@ -74,7 +76,50 @@ NOT_MIRRORED = {
     "actor.model.value_type": "OpenVLA-OFT's own loader",
     "actor.model.vocab_size": "OpenVLA-OFT's own loader",
     "algorithm.reward_coef": "LIBERO (interpolated into env.*.reward_coef)",
+    # The package applies the spec's LoRA itself (see make_rlinf_plan), so is_lora is false
+    # and RLinf's get_model, the only reader of these two, never reads them.
+    "actor.model.lora_rank": "read by RLinf's get_model only when is_lora",
+    "actor.model.lora_path": "read by RLinf's get_model only when is_lora",
+    "actor.model.unnorm_key": "read by RLinf's own OpenVLA builders; our policy core has "
+    "the spec's unnorm_key",
+    "actor.model.low_cpu_mem_usage": "read by RLinf's own OpenVLA builders only",
+    # Read by nothing on the embodied launch path (the generated fidelity test records the
+    # reads of RLinf's env, rollout and actor workers): left out, so no key only looks set.
+    "algorithm.normalize_advantages": "read only by the env worker's training pipeline "
+    "(runner.use_training_pipeline), which this package does not use",
+    "algorithm.kl_penalty": "read by RLinf's reasoning actor only",
+    "algorithm.kl_beta": "read by RLinf's reasoning actor only",
+    "algorithm.loss_agg_func": "read by RLinf's reasoning actor only",
+    "algorithm.clip_ratio_c": "passed to the loss for GR00T N1.6/N1.7 only",
+    "algorithm.rewards_lower_bound": "read only with algorithm.filter_rewards: true",
+    "algorithm.rewards_upper_bound": "read only with algorithm.filter_rewards: true",
+    "rollout.backend": "read by RLinf's reasoning launchers; the embodied entry builds the "
+    "HuggingFace rollout worker directly",
+    "rollout.generation_backend": "read by RLinf's reasoning launchers only",
 }
+#: Config keys (or ``prefix.`` subtrees) that only code the generated fidelity test cannot
+#: run reads: key → (the RLinf 0.3 file that reads it, why the test does not run it).
+READ_ELSEWHERE: dict[str, tuple[str, str]] = {
+    "cluster.num_nodes": ("scheduler/cluster/cluster.py", "starts Ray's cluster"),
+    "cluster.component_placement.": ("utils/placement.py", "places Ray worker groups"),
+    "runner.logger.": ("utils/metric_logger.py", "EmbodiedRunner's logger (Ray groups)"),
+    "runner.max_epochs": ("runners/embodied_runner.py", "the loop over Ray worker groups"),
+    "runner.max_steps": ("runners/embodied_runner.py", "the loop over Ray worker groups"),
+    "runner.save_interval": ("runners/embodied_runner.py", "the loop over Ray worker groups"),
+    "runner.resume_dir": ("runners/embodied_runner.py", "the loop over Ray worker groups"),
+    "algorithm.entropy_type": (
+        "workers/actor/fsdp_actor_worker.py",
+        "read by train_micro_batch only with algorithm.entropy_bonus > 0",
+    ),
+    "env.train.video_cfg.": ("envs/wrappers/record_video.py", "video is off (save_video)"),
+    "env.eval.video_cfg.": ("envs/wrappers/record_video.py", "video is off (save_video)"),
+}
+#: Loader options only a token family's backbone reads (a custom module takes none).
+TOKEN_FAMILY_KEYS = ("actor.model.trust_remote_code", "actor.model.attn_implementation")
+#: Read only with a value head: its learning rate (build_optimizer); and, where envs also
+#: auto-reset, how a truncated episode is bootstrapped from its value
+#: (compute_bootstrap_rewards).
+VALUE_LR, BOOTSTRAP = "actor.optim.value_lr", "algorithm.bootstrap_type"
 
 
 @dataclass(frozen=True)
@@ -88,6 +133,8 @@ class RlinfVersion:
     rollout_epoch_under_env: bool  #: ``env.*.rollout_epoch`` (0.3) or ``algorithm.*`` (0.2)
     weight_syncer: bool  #: 0.3's ``weight_syncer`` group
     prepare_actions_passes_unknown: bool  #: 0.2's ``prepare_actions`` raises for other types
+    fidelity_harness: bool  #: the generated tests drive this version's workers on CPU
+    ext_loader_in_worker: bool  #: 0.2 loads RLINF_EXT_MODULE in a Worker method, 0.3 in a function
 
 
 @dataclass(frozen=True)
@@ -112,6 +159,9 @@ class RlinfPlan:
     decisions_per_episode: int
     max_prompt_length: int
     config: dict[str, Any]  #: the Hydra YAML, as data
+    omitted_templates: tuple[str, ...] = ()  #: ``tests/<name>`` this version does not use
+    #: Config keys only code that cannot run on CPU reads: key → (RLinf file, why).
+    read_elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def camera_tuples(self) -> tuple[tuple[str, str, int | None], ...]:
@@ -213,6 +263,16 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"divisible by micro_batch_size ({training.micro_batch_size_per_gpu}) x actor "
             f"workers ({workers}) for target {name}",
         )
+    model = spec.model
+    hub = model.family in REMOTE_CODE_FAMILIES and _is_hub_id(model.checkpoint)
+    if hub and not model.trust_remote_code:
+        yield Issue(
+            ("model", "checkpoint"),
+            f"{model.family} checkpoints on the Hub ({model.checkpoint!r}) ship their own "
+            "modeling code (transformers has no class for them), so every RLinf actor and "
+            f"rollout worker would fail to load it for target {name}: set "
+            "model.trust_remote_code: true",
+        )
     for a, b in _mismatched_extra_views(spec):
         yield Issue(
             ("env", "cameras"),
@@ -220,6 +280,12 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"({a.height}x{a.width}) and {b.name!r} ({b.height}x{b.width}) need one size "
             f"for target {name}",
         )
+
+
+def _is_hub_id(checkpoint: str) -> bool:
+    """``owner/name`` on the Hugging Face Hub, not a local path."""
+    parts = checkpoint.split("/")
+    return len(parts) == 2 and all(parts) and not checkpoint.startswith((".", "~"))
 
 
 def _mismatched_extra_views(spec: Spec) -> Iterator[tuple[Any, Any]]:
@@ -237,8 +303,14 @@ def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> d
     env = spec.env
     group = env_group_size(spec, index) if train else 1
     steps = env.max_episode_steps
-    # RLinf counts a rollout epoch in action steps: decisions x num_action_chunks.
-    rollout_steps = steps // decision_steps(spec) * spec.model.action.chunk
+    # RLinf counts an episode and a rollout epoch in action columns: decisions x
+    # num_action_chunks. Its loss divides each trajectory's terms by loss_mask_sum /
+    # max_episode_steps (compute_ppo_actor_loss), and loss_mask_sum counts action columns
+    # (compute_loss_mask), so max_episode_steps must be in columns too, as in RLinf's own
+    # examples (max_episode_steps == max_steps_per_rollout_epoch): in backend steps a
+    # backend that takes a whole chunk per step (waypoints) would scale the loss by 1/chunk.
+    # The env converts it back to backend steps.
+    columns = steps // decision_steps(spec) * spec.model.action.chunk
     cfg: dict[str, Any] = {
         "env_type": plan_env_type,
         "total_num_envs": env.num_envs * world_size(spec),
@@ -249,8 +321,8 @@ def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> d
         "auto_reset": not train or group == 1,
         "ignore_terminations": False,
         "use_fixed_reset_state_ids": group > 1,
-        "max_episode_steps": steps,
-        "max_steps_per_rollout_epoch": rollout_steps,
+        "max_episode_steps": columns,
+        "max_steps_per_rollout_epoch": columns,
         "video_cfg": {
             "save_video": False,
             "info_on_video": False,
@@ -260,6 +332,15 @@ def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> d
         "backend": None,  # null: the spec's backend; "synthetic" for smoke runs
     }
     return cfg
+
+
+def _reward_type(spec: Spec, algorithm: str) -> str:
+    """``action_level`` (a reward, advantage and loss-mask entry per action column), as RLinf's
+    OpenVLA and OpenVLA-OFT examples; ``chunk_level`` for gae with chunks, since the value
+    head predicts one value per decision, not one per column."""
+    if algorithm == "gae" and spec.model.action.chunk > 1:
+        return "chunk_level"
+    return "action_level"
 
 
 def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
@@ -285,28 +366,20 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     train_env = _env_config(spec, index, env_type, train=True)
     eval_env = _env_config(spec, index, env_type, train=False)
     algorithm_cfg: dict[str, Any] = {
-        "normalize_advantages": True,
-        "kl_penalty": "kl",
         "group_size": group,
-        "reward_type": "chunk_level",
+        "reward_type": _reward_type(spec, algorithm),
         "logprob_type": "token_level",
         "entropy_type": "token_level",
         "adv_type": algorithm,
         "loss_type": LOSS_TYPES[algorithm],
-        "loss_agg_func": "token-mean",
-        "bootstrap_type": "standard",
-        "kl_beta": 0.0,
         "entropy_bonus": 0,
         "clip_ratio_high": 0.28 if algorithm in GROUPED else 0.2,
         "clip_ratio_low": 0.2,
-        "clip_ratio_c": 3.0,
         "value_clip": 0.2,
         "huber_delta": 10.0,
         "gamma": 0.99 if algorithm == "gae" else 1.0,
         "gae_lambda": 0.95 if algorithm == "gae" else 1.0,
         "filter_rewards": False,
-        "rewards_lower_bound": 0.0,
-        "rewards_upper_bound": 0.0,
     }
     if version.rollout_epoch_under_env:
         train_env["rollout_epoch"] = rollout_epoch
@@ -321,11 +394,14 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
             "max_length": 1024,
             "min_length": 1,
         }
+    # One sampling temperature: the rollout samples at rollout's (RLinf passes it to
+    # predict_action_batch) and the policy re-scores at the same value, interpolated, so
+    # the PPO ratio compares like with like (RLinf passes it to the actor's forward only
+    # for its own OpenVLA models).
+    temperature = "${" + version.sampling_params_under + ".sampling_params.temperature_train}"
     checkpoint = _omegaconf_literal(model.checkpoint)
     rollout: dict[str, Any] = {
         "group_name": "RolloutGroup",
-        "backend": "huggingface",
-        "generation_backend": "huggingface",
         "enable_offload": False,
         "pipeline_stage_num": 1,
         "model": {"model_path": checkpoint, "precision": precision},
@@ -340,18 +416,21 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         "action_dim": model.action.dim,
         "num_action_chunks": model.action.chunk,
         "add_value_head": model.value_head,
-        "is_lora": model.lora is not None,
-        "lora_rank": model.lora.rank if model.lora is not None else 32,
-        "lora_path": None,
-        "unnorm_key": _omegaconf_literal(model.unnorm_key or ""),
+        # RLinf's is_lora does two things: get_model wraps the built policy in a second
+        # PEFT LoRA of its own (fixed targets including lm_head, alpha = rank), and the
+        # FSDP wrap policy puts each trainable leaf in its own unit so that flat parameters
+        # have one requires_grad. The package's backbone already applies the spec's LoRA
+        # where the action logits flow (the language model's linear layers; the action
+        # rows of lm_head are read directly), so is_lora stays false and FSDP's
+        # use_orig_params (below) lets frozen and LoRA weights share a flat parameter.
+        # Weight sync follows requires_grad either way (collect_param_names_need_sync).
+        "is_lora": False,
         "max_prompt_length": max_prompt_length,
-        "attn_implementation": attn,
-        "low_cpu_mem_usage": True,
-        "trust_remote_code": model.trust_remote_code,
-        # Ours: RLinf passes sampling temperatures only to its own OpenVLA models, so the
-        # policy re-scores at the rollout's training temperature read from here.
-        "temperature_train": sampling["temperature_train"],
+        "temperature_train": temperature,  # ours: read by build_policy
     }
+    if model.family != "custom":
+        actor_model["attn_implementation"] = attn
+        actor_model["trust_remote_code"] = model.trust_remote_code
     fsdp: dict[str, Any] = {
         "strategy": "fsdp",
         "sharding_strategy": "full_shard",
@@ -363,7 +442,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         "forward_prefetch": False,
         "limit_all_gathers": False,
         "backward_prefetch": None,
-        "use_orig_params": False,
+        "use_orig_params": model.lora is not None,  # see is_lora
         "use_liger_kernel": False,
         "mixed_precision": {
             "param_dtype": precision,
@@ -411,7 +490,6 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
             "model": actor_model,
             "optim": {
                 "lr": training.learning_rate,
-                "value_lr": 1.0e-4,
                 "adam_beta1": 0.9,
                 "adam_beta2": 0.999,
                 "adam_eps": 1.0e-8,
@@ -434,6 +512,10 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
                 "init_sync": {"enabled": True, "prefixes": None, "bucket_size": 134217728},
             },
         }
+    if model.value_head:
+        config["actor"]["optim"]["value_lr"] = 1.0e-4
+        if train_env["auto_reset"]:
+            algorithm_cfg["bootstrap_type"] = "standard"
     plan = RlinfPlan(
         version=version,
         env_type=env_type,
@@ -448,11 +530,34 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         decisions_per_episode=decisions,
         max_prompt_length=max_prompt_length,
         config=config,
+        omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
+        read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
     )
-    problems = layout_problems(config, version.schema)
+    problems = layout_problems(config, version.schema, exempt_keys(config, model.family))
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("RLinf config does not match RLinf's layout:\n" + "\n".join(problems))
     return plan
+
+
+def exempt_keys(config: dict, family: str) -> tuple[str, ...]:
+    """Example keys ``config`` (of a ``family`` policy) leaves out: nothing would read them."""
+    exempt = TOKEN_FAMILY_KEYS if family == "custom" else ()
+    value_head = config["actor"]["model"]["add_value_head"]
+    if not value_head:
+        exempt += (VALUE_LR,)
+    if not (value_head and config["env"]["train"]["auto_reset"]):
+        exempt += (BOOTSTRAP,)
+    return exempt
+
+
+def read_elsewhere(config: dict) -> dict[str, tuple[str, str]]:
+    """The entries of :data:`READ_ELSEWHERE` that name keys ``config`` sets."""
+    keys = flat_keys({k: v for k, v in config.items() if k not in ("defaults", "hydra")})
+    return {
+        name: where
+        for name, where in READ_ELSEWHERE.items()
+        if any(k == name or (name.endswith(".") and k.startswith(name)) for k in keys)
+    }
 
 
 def flat_keys(tree: dict, prefix: str = "") -> dict[str, Any]:
@@ -476,13 +581,14 @@ def _fits(kind: str, value: object) -> bool:
     return ok and not (kind == "int" and isinstance(value, bool))
 
 
-def layout_problems(config: dict, schema: str) -> list[str]:
-    """How ``config`` differs from RLinf's example layout: missing keys and wrong types."""
+def layout_problems(config: dict, schema: str, exempt: tuple[str, ...] = ()) -> list[str]:
+    """How ``config`` differs from RLinf's example layout: missing keys and wrong types
+    (``exempt``: example keys this config leaves out on purpose)."""
     layout = load_schema(schema)["keys"]
     ours = flat_keys({k: v for k, v in config.items() if k not in ("defaults", "hydra")})
     problems = []
     for key, kind in layout.items():
-        if any(key.startswith(prefix) for prefix in NOT_MIRRORED):
+        if any(key.startswith(prefix) for prefix in NOT_MIRRORED) or key in exempt:
             continue
         if key not in ours:
             problems.append(f"{key}: missing (RLinf's examples set a {kind})")

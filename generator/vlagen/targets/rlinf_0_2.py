@@ -17,5 +17,7 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=False,
         weight_syncer=False,
         prepare_actions_passes_unknown=False,
+        fidelity_harness=False,
+        ext_loader_in_worker=True,
     ),
 )

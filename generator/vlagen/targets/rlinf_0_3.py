@@ -15,5 +15,7 @@ TARGET = rlinf_target(
         rollout_epoch_under_env=True,
         weight_syncer=True,
         prepare_actions_passes_unknown=True,
+        fidelity_harness=True,
+        ext_loader_in_worker=False,
     ),
 )
