@@ -148,6 +148,14 @@ class SiirlPlan:
     def graph_id(self) -> str:
         return f"vlagen_{self.workflow_type}_{self.adv_estimator}"
 
+    @property
+    def omitted_files(self) -> tuple[str, ...]:
+        """The fidelity harness runs siiRL's ``openvla`` rollout path without srpo's V-JEPA
+        reward; OpenVLA-OFT (whose rollout asserts CUDA tensors) and srpo are not covered yet."""
+        if self.embodied_type == "openvla" and self.workflow_type != "embodied":
+            return ()
+        return ("tests/siirl_harness.py", "tests/test_siirl_fidelity.py")
+
 
 def trajectory_length(spec: Spec) -> int:
     """Forward passes per episode: siiRL's rollout steps ``action_chunks_len`` env steps at a
