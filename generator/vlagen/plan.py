@@ -232,12 +232,9 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
         folder = root / str(t.decl.templates)
         framework = t.decl.framework
         places = {"src": f"src/{package}/targets/{framework}", "tests": "tests"}
-        omitted = set(getattr(t.plan, "omitted_files", ()))  # what this plan cannot use
         for part, dest in places.items():
             for source in sorted((folder / part).glob("*.jinja")):
                 name = source.name.removesuffix(".jinja")
-                if f"{part}/{name}" in omitted:
-                    continue
                 files.append(
                     PlannedFile(
                         f"{dest}/{name}",

@@ -148,14 +148,6 @@ class SiirlPlan:
     def graph_id(self) -> str:
         return f"vlagen_{self.workflow_type}_{self.adv_estimator}"
 
-    @property
-    def omitted_files(self) -> tuple[str, ...]:
-        """The fidelity harness runs siiRL's ``openvla`` rollout path without srpo's V-JEPA
-        reward; OpenVLA-OFT (whose rollout asserts CUDA tensors) and srpo are not covered yet."""
-        if self.embodied_type == "openvla" and self.workflow_type != "embodied":
-            return ()
-        return ("tests/siirl_harness.py", "tests/test_siirl_fidelity.py")
-
 
 def trajectory_length(spec: Spec) -> int:
     """Forward passes per episode: siiRL's rollout steps ``action_chunks_len`` env steps at a
@@ -488,8 +480,9 @@ TARGET = TargetDecl(
     checks=(siirl_checks,),
     templates="siirl_0_2",
     planner=make_siirl_plan,
-    # Imported by siiRL's embodied rollout and env package but not declared by its wheel.
-    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle"),
+    # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
+    # embeddings; without it the reward manager's compute_score is None) but not declared.
+    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),
     # What siiRL's params, DAG and base env modules import (siiRL itself: --no-deps).
     test_requirements=(
         "loguru",
