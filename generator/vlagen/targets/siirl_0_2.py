@@ -495,6 +495,10 @@ TARGET = TargetDecl(
         "cloudpickle",
         "transformers",
         "peft",
-        "codetiming",  # siiRL's embodied actor imports it (the fidelity tests run the actor)
+        # what the fidelity tests' siiRL modules import: its embodied actor, and its dataloader
+        # batch preparation (data_coordinator/sample.py)
+        "codetiming",
+        "ray",
+        "pydantic",
     ),
 )
