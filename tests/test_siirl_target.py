@@ -4,6 +4,7 @@ schema, the plan-time rejections of what its embodied code cannot run."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,72 @@ def test_vlagen_targets_lists_siirl_0_2(runner) -> None:
     result = runner.invoke(main, ["targets"])
     assert result.exit_code == 0
     assert "siirl 0.2  (siiRL; installs siirl==0.2.0)" in result.output
+
+
+def test_trajectories_without_a_piece_size_fail_where_the_length_is_set() -> None:
+    data = _siirl()
+    data["env"]["max_episode_steps"] = 41  # 41 forwards: no divisor from 2 to 16
+    (line,) = spec_errors(data)
+    assert line.startswith("spec.yaml:14:22: env.max_episode_steps: siiRL 0.2 (targets[0])'s ")
+    assert "embodied_actor.update_policy asserts it); 41 forward passes per episode have no " in (
+        line
+    )
+    assert line.endswith("pick max_episode_steps so that it has one, e.g. 42")
+
+
+def test_lora_settings_siirl_would_drop() -> None:
+    data = _siirl(lora={"rank": 8, "alpha": 16, "dropout": 0.1, "target_modules": ["q_proj"]})
+    errors = spec_errors(data)
+    assert len(errors) == 2
+    assert errors[0].endswith("so LoRA dropout 0.1 would be ignored; set dropout: 0")
+    assert "model.lora.dropout: siiRL 0.2 (targets[0]) builds its LoraConfig" in errors[0]
+    assert "model.lora.target_modules: siiRL 0.2 (targets[0]) types" in errors[1]
+
+
+@pytest.mark.parametrize(
+    ("steps", "chunk", "family", "expected"),
+    [
+        (40, 1, "openvla", 10),
+        (64, 1, "openvla", 16),
+        (512, 8, "openvla_oft", 16),
+        (7, 1, "openvla", 7),
+    ],
+)
+def test_traj_mini_batch_size_divides_the_trajectory(
+    steps: int, chunk: int, family: str, expected: int
+) -> None:
+    from vlagen.targets.siirl_0_2 import traj_mini_batch
+
+    length = -(-steps // chunk)
+    assert traj_mini_batch(length) == expected
+    assert length % expected == 0
+
+
+@pytest.mark.parametrize("path", SIIRL_SPECS, ids=lambda p: p.stem)
+def test_overrides_fix_what_siirls_launch_would_get_wrong(path: Path) -> None:
+    spec = load_spec(path).spec
+    plan = make_plan(spec).target("siirl").plan
+    overrides = dict(plan.overrides)
+    actor = "actor_rollout_ref.actor."
+    assert overrides[actor + "ppo_micro_batch_size_per_gpu"] == 1  # update_policy's broadcast
+    assert plan.trajectory_length % overrides[actor + "traj_mini_batch_size"] == 0
+    assert overrides["trainer.save_freq"] > 0
+    assert overrides["actor_rollout_ref.rollout.temperature"] == 1.6
+    assert "actor_rollout_ref.embodied.n_gpus_per_node" not in overrides  # set with the trainer's
+    assert "actor_rollout_ref.embodied.n_gpus_per_node" in plan.runtime_keys
+    assert overrides["actor_rollout_ref.embodied.center_crop"] is (spec.model.family != "waypoint")
+    if spec.model.lora is not None:
+        assert overrides["actor_rollout_ref.model.lora_rank"] == spec.model.lora.rank
+        assert overrides["actor_rollout_ref.model.lora_alpha"] == spec.model.lora.alpha
+    else:
+        assert "actor_rollout_ref.model.lora_rank" not in overrides
+
+
+@pytest.mark.parametrize("path", SIIRL_SPECS, ids=lambda p: p.stem)
+def test_read_elsewhere_names_fields_in_siirls_files(path: Path) -> None:
+    """Each key the fidelity harness cannot see read is named in the siiRL file given."""
+    root = Path(importlib.util.find_spec("siirl").origin).parent
+    plan = make_plan(load_spec(path).spec).target("siirl").plan
+    assert plan.read_elsewhere
+    for key, source in plan.read_elsewhere.items():
+        assert key.rsplit(".", 1)[-1] in root.joinpath(source).read_text(), (key, source)

@@ -15,6 +15,10 @@ checks at plan time (file references are to the siiRL 0.2.0 wheel):
 - The critic (``CriticWorker``) has no embodied path, so PPO/GAE cannot train a VLA.
 - The rollout splits a batch into ``num_envs // n`` prompts per chunk and asserts
   ``num_envs >= n``; ``task_file_name`` is packed into 50 bytes.
+- The actor (``embodied_actor.update_policy``) asserts that ``traj_mini_batch_size`` divides
+  the trajectory length and, for a micro-batch of more than one trajectory, forwards only the
+  first one's steps and broadcasts its log-probs over the others' advantages: the plan emits
+  a divisor and micro-batches of one trajectory, as siiRL's own scripts do.
 """
 
 from __future__ import annotations
@@ -33,6 +37,15 @@ if TYPE_CHECKING:
 
 SCHEMA = "siirl_0_2"
 TASK_FILE_NAME_BYTES = 50
+#: siiRL's default ``actor.traj_mini_batch_size``: trajectory steps forwarded per backward.
+TRAJ_MINI_BATCH = 16
+#: ``embodied_actor.update_policy`` forwards only the first trajectory of a micro-batch.
+MICRO_BATCH = 1
+#: Sampling temperature: siiRL's ``EmbodiedArguments.temperature`` default and its SRPO
+#: scripts' ``rollout.temperature`` (the rollout and the actor read the latter).
+TEMPERATURE = 1.6
+#: Checkpoint every this many steps (siiRL's SRPO scripts); its default -1 never saves.
+SAVE_FREQ = 5
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo; the GRPO chain with the spec's reward terms",
@@ -53,6 +66,56 @@ WORKFLOWS = {
 
 DAG_WORKER = "siirl.dag_worker.dagworker:DAGWorker"
 
+#: Override keys read only by siiRL code that cannot run on a CPU (its Ray driver, DAG and
+#: FSDP workers, data loader, trainer), each with the file (under ``siirl/``) that reads it.
+#: The generated fidelity test checks that every other key is read while siiRL's rollout,
+#: advantage and actor run, and that each file here names the key's field.
+_LOADER = "data_coordinator/dataloader/data_loader_node.py"
+_DATASET = "data_coordinator/dataloader/partitioned_dataset.py"
+_DAG, _FSDP = "dag_worker/dagworker.py", "engine/fsdp_workers.py"
+_CKPT = "dag_worker/checkpoint_manager.py"
+_SAMPLING = "user_interface/filter_interface/embodied.py"
+READ_ELSEWHERE = {
+    "data.dataset_type": _DATASET,
+    "data.train_files": _DATASET,
+    "data.val_files": _DATASET,
+    "data.max_prompt_length": _DATASET,
+    "data.train_batch_size": _LOADER,
+    "data.val_batch_size": _LOADER,
+    "data.max_response_length": _DAG,
+    "algorithm.workflow_type": "main_dag.py",
+    "algorithm.use_kl_in_reward": _DAG,
+    "algorithm.filter_groups.enable": _DAG,
+    "algorithm.filter_groups.metric": "user_interface/filter_interface/dapo.py",
+    "algorithm.embodied_sampling.filter_accuracy": _SAMPLING,
+    "algorithm.embodied_sampling.accuracy_lower_bound": _SAMPLING,
+    "algorithm.embodied_sampling.accuracy_upper_bound": _SAMPLING,
+    "algorithm.embodied_sampling.filter_truncated": _SAMPLING,
+    "dag.custom_pipeline_fn": "main_dag.py",
+    "reward_model.reward_manager": "execution/scheduler/reward.py",
+    "reward_model.reward_kwargs.action_token_len": "engine/reward_manager/embodied.py",
+    "reward_model.reward_kwargs.reward_coef": "engine/reward_manager/embodied.py",
+    "actor_rollout_ref.model.path": _FSDP,
+    "actor_rollout_ref.model.model_type": _FSDP,
+    "actor_rollout_ref.model.trust_remote_code": _FSDP,
+    "actor_rollout_ref.model.enable_gradient_checkpointing": _FSDP,
+    "actor_rollout_ref.model.lora_rank": _FSDP,
+    "actor_rollout_ref.model.lora_alpha": _FSDP,
+    "actor_rollout_ref.model.target_modules": _FSDP,
+    "actor_rollout_ref.rollout.name": _FSDP,
+    "actor_rollout_ref.embodied.num_images_in_input": _FSDP,  # OFT's vision backbone
+    "trainer.project_name": _DAG,
+    "trainer.experiment_name": _DAG,
+    "trainer.logger": _DAG,
+    "trainer.val_before_train": _DAG,
+    "trainer.save_freq": _DAG,
+    "trainer.total_epochs": _DAG,
+    "trainer.nnodes": _DAG,
+    "trainer.n_gpus_per_node": _DAG,
+    "trainer.resume_mode": _CKPT,
+    "trainer.default_local_dir": _CKPT,
+}
+
 
 @dataclass(frozen=True)
 class PipelineNode:
@@ -70,6 +133,7 @@ class SiirlPlan:
     adv_estimator: str
     action_token_len: int  #: tokens per env step, as siiRL's reward and mask count them
     action_chunks_len: int  #: env steps per forward pass
+    trajectory_length: int  #: forward passes per episode (``ceil(max_steps / chunks)``)
     tokens_per_forward: int
     task_suite: str  #: the manifest's task_suite_name and embodied.env.env_name
     unnorm_key: str
@@ -78,10 +142,31 @@ class SiirlPlan:
     nodes: tuple[PipelineNode, ...]
     overrides: tuple[tuple[str, object], ...]  #: fixed CLI overrides, checked against siiRL
     runtime_keys: tuple[str, ...]  #: overrides the launch fills in (paths, cluster size)
+    read_elsewhere: dict[str, str]  #: keys read only by siiRL code that needs a GPU cluster
 
     @property
     def graph_id(self) -> str:
         return f"vlagen_{self.workflow_type}_{self.adv_estimator}"
+
+
+def trajectory_length(spec: Spec) -> int:
+    """Forward passes per episode: siiRL's rollout steps ``action_chunks_len`` env steps at a
+    time until ``max_steps`` (``while step < max_steps``), so ``ceil(max_steps / chunks)``."""
+    return -(-spec.env.max_episode_steps // steps_per_forward(spec))
+
+
+def steps_per_forward(spec: Spec) -> int:
+    """Env steps per forward pass (``embodied.action_chunks_len``): OFT's whole chunk, else one
+    decision (the openvla path decodes one action per forward)."""
+    return spec.model.action.chunk if spec.model.family == "openvla_oft" else 1
+
+
+def traj_mini_batch(length: int) -> int | None:
+    """The largest divisor of ``length`` up to siiRL's default 16 (its actor asserts that
+    ``traj_mini_batch_size`` divides the trajectory); None if only 1 does, for a trajectory
+    longer than one step (one forward per step: correct, but the update would crawl)."""
+    best = max(d for d in range(1, min(length, TRAJ_MINI_BATCH) + 1) if length % d == 0)
+    return None if best == 1 and length > 1 else best
 
 
 def _chain(algorithm: str) -> tuple[PipelineNode, ...]:
@@ -150,13 +235,18 @@ def _camera_keys(spec: Spec) -> tuple[tuple[str, str], ...]:
     return tuple((name, keys.get(roles[name], f"{name}_image")) for name in cameras)
 
 
+def _nearest_divisible(length: int) -> int:
+    """The nearest trajectory length above ``length`` with a divisor from 2 to 16."""
+    return next(n for n in range(length + 1, 2 * length + 2) if traj_mini_batch(n) is not None)
+
+
 def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     """The siiRL plan of a resolved spec that passed :func:`siirl_checks`."""
     algorithm = spec.targets[index].algorithm
     model, env = spec.model, spec.env
     oft = model.family == "openvla_oft"
     workflow, estimator = WORKFLOWS[algorithm]
-    steps_per_forward = model.action.chunk if oft else 1
+    chunks = steps_per_forward(spec)
     tokens = model.action.chunk * model.action.dim
     token_len = model.action.dim if oft else tokens
     success = [t for t in env.rewards if t.source == "success"]
@@ -165,7 +255,10 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     suite = task_suite(spec)
     unnorm_key = model.unnorm_key or f"{suite}_vlagen"
     embodied_type = "openvla-oft" if oft else "openvla"
-    training, resources = spec.training, spec.resources
+    training = spec.training
+    # OpenVLA checkpoints are fine-tuned on random crops and evaluated center-cropped (siiRL's
+    # default, and its SRPO reference run); other families see the whole frame.
+    center_crop = model.family in ("openvla", "openvla_oft")
     overrides: list[tuple[str, object]] = [
         ("data.dataset_type", "embodied"),
         ("data.train_batch_size", training.train_batch_size),
@@ -188,7 +281,6 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
             ("algorithm.embodied_sampling.accuracy_lower_bound", 0.1),
             ("algorithm.embodied_sampling.accuracy_upper_bound", 0.9),
             ("algorithm.embodied_sampling.filter_truncated", False),
-            ("algorithm.embodied_sampling.oversample_factor", 1),
         ]
     package = spec.project.import_name
     overrides += [
@@ -202,8 +294,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.actor.optim.lr", training.learning_rate),
         ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
         ("actor_rollout_ref.actor.ppo_mini_batch_size", training.mini_batch_size),
-        ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", training.micro_batch_size_per_gpu),
-        ("actor_rollout_ref.actor.ppo_epochs", 1),
+        ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", MICRO_BATCH),
+        ("actor_rollout_ref.actor.traj_mini_batch_size", traj_mini_batch(trajectory_length(spec))),
         ("actor_rollout_ref.actor.grad_clip", 1.0),
         ("actor_rollout_ref.actor.clip_ratio_low", 0.2),
         ("actor_rollout_ref.actor.clip_ratio_high", 0.28),
@@ -211,15 +303,13 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.rollout.name", "hf"),
         ("actor_rollout_ref.rollout.n", training.group_size),
         ("actor_rollout_ref.rollout.do_sample", True),
+        ("actor_rollout_ref.rollout.temperature", TEMPERATURE),
         ("actor_rollout_ref.rollout.prompt_length", 256),
         ("actor_rollout_ref.embodied.embodied_type", embodied_type),
         ("actor_rollout_ref.embodied.action_token_len", token_len),
-        ("actor_rollout_ref.embodied.action_chunks_len", steps_per_forward),
-        ("actor_rollout_ref.embodied.num_images_in_input", len(model.cameras or ())),
-        ("actor_rollout_ref.embodied.center_crop", False),
+        ("actor_rollout_ref.embodied.action_chunks_len", chunks),
+        ("actor_rollout_ref.embodied.center_crop", center_crop),
         ("actor_rollout_ref.embodied.unnorm_key", unnorm_key),
-        ("actor_rollout_ref.embodied.n_gpus_per_node", resources.gpus_per_node),
-        ("actor_rollout_ref.embodied.env.env_type", env.preset),
         ("actor_rollout_ref.embodied.env.env_name", suite),
         ("actor_rollout_ref.embodied.env.num_envs", env.num_envs),
         ("actor_rollout_ref.embodied.env.max_steps", env.max_episode_steps),
@@ -230,17 +320,29 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("trainer.logger", ["console", "tensorboard"]),
         ("trainer.val_before_train", False),
         ("trainer.resume_mode", "auto"),
+        ("trainer.save_freq", SAVE_FREQ),
     ]
+    if oft:  # only OFT's vision backbone reads it (openvla: one camera, the default)
+        cameras = len(model.cameras or ())
+        overrides.append(("actor_rollout_ref.embodied.num_images_in_input", cameras))
+    if model.lora is not None:  # siiRL's LoraConfig: rank, alpha, target modules, no dropout
+        overrides += [
+            ("actor_rollout_ref.model.lora_rank", model.lora.rank),
+            ("actor_rollout_ref.model.lora_alpha", float(model.lora.alpha)),
+            ("actor_rollout_ref.model.target_modules", model.lora.target_modules),
+        ]
     runtime = (
         "data.train_files",
         "data.val_files",
         "actor_rollout_ref.model.path",
-        "actor_rollout_ref.embodied.video_embedding_model_path",
+        *(("actor_rollout_ref.embodied.video_embedding_model_path",) if srpo else ()),
         "trainer.default_local_dir",
         "trainer.nnodes",
         "trainer.n_gpus_per_node",
+        "actor_rollout_ref.embodied.n_gpus_per_node",  # the same value: the env's GPU ids
         "trainer.total_epochs",
     )
+    keys = {k for k, _ in overrides} | set(runtime)
     problems = override_problems(overrides, list(runtime))
     if problems:  # a bug in this module, caught before any file is written
         raise RuntimeError(f"siiRL 0.2's dataclasses reject {'; '.join(problems)}")
@@ -249,7 +351,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         workflow_type=workflow,
         adv_estimator=estimator,
         action_token_len=token_len,
-        action_chunks_len=steps_per_forward,
+        action_chunks_len=chunks,
+        trajectory_length=trajectory_length(spec),
         tokens_per_forward=tokens,
         task_suite=suite,
         unnorm_key=unnorm_key,
@@ -258,6 +361,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         nodes=_chain(algorithm),
         overrides=tuple(overrides),
         runtime_keys=runtime,
+        read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
     )
 
 
@@ -330,6 +434,29 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{where}'s rollout runs num_envs // group_size prompts at a time and asserts "
             f"num_envs >= group_size; got num_envs {env.num_envs} < group_size {n}",
         )
+    if model.lora is not None and model.lora.dropout:
+        yield Issue(
+            ("model", "lora", "dropout"),
+            f"{where} builds its LoraConfig from rank, alpha and target modules only "
+            f"(engine/fsdp_workers.py), so LoRA dropout {model.lora.dropout} would be ignored; "
+            "set dropout: 0",
+        )
+    if model.lora is not None and model.lora.target_modules != "all-linear":
+        yield Issue(
+            ("model", "lora", "target_modules"),
+            f"{where} types model.target_modules as a string (params/model_args.py); use "
+            "target_modules: all-linear",
+        )
+    length = trajectory_length(spec)
+    if traj_mini_batch(length) is None:
+        yield Issue(
+            ("env", "max_episode_steps"),
+            f"{where}'s actor backpropagates each trajectory in pieces of traj_mini_batch_size "
+            f"steps, which must divide its length (embodied_actor.update_policy asserts it); "
+            f"{length} forward passes per episode have no divisor from 2 to {TRAJ_MINI_BATCH}. "
+            f"pick max_episode_steps so that it has one, e.g. "
+            f"{_nearest_divisible(length) * steps_per_forward(spec)}",
+        )
     suite = task_suite(spec)
     longest = len(f"{suite}_task_999_trial_9999".encode())
     if longest > TASK_FILE_NAME_BYTES:
@@ -353,8 +480,9 @@ TARGET = TargetDecl(
     checks=(siirl_checks,),
     templates="siirl_0_2",
     planner=make_siirl_plan,
-    # Imported by siiRL's embodied rollout and env package but not declared by its wheel.
-    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle"),
+    # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
+    # embeddings; without it the reward manager's compute_score is None) but not declared.
+    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),
     # What siiRL's params, DAG and base env modules import (siiRL itself: --no-deps).
     test_requirements=(
         "loguru",
@@ -367,5 +495,10 @@ TARGET = TargetDecl(
         "cloudpickle",
         "transformers",
         "peft",
+        # what the fidelity tests' siiRL modules import: its embodied actor, and its dataloader
+        # batch preparation (data_coordinator/sample.py)
+        "codetiming",
+        "ray",
+        "pydantic",
     ),
 )
