@@ -101,6 +101,9 @@ VETTED: dict[str, Distribution] = _vetted(
     ("pyarrow", "https://github.com/apache/arrow", ""),
     ("ray", "https://github.com/ray-project/ray", ""),
     ("regex", "https://github.com/mrabarnett/mrab-regex", ""),
+    ("pydantic", "https://github.com/pydantic/pydantic", ""),
+    ("codetiming", "https://github.com/realpython/codetiming", ""),
+    ("scikit-learn", "https://github.com/scikit-learn/scikit-learn", ""),
 )
 
 #: Names whose index distribution is not the project vlagen means → why, and what to do.

@@ -22,12 +22,19 @@ pytest.importorskip("rlinf", reason="needs RLinf: pip install --no-deps rlinf==0
 from omegaconf import OmegaConf, open_dict
 
 from navsim_vla.env.actions import STEPS_PER_DECISION
-from navsim_vla.model import Policy, build_tiny
+from navsim_vla.model import build_tiny
 from navsim_vla.spec import SPEC
 from navsim_vla.targets.rlinf import ENV_TYPE, MODEL_TYPE, import_rlinf
+from navsim_vla.targets.rlinf import register as registration
 from navsim_vla.targets.rlinf.env import CAMERA_KEYS, RLinfEnv
-from navsim_vla.targets.rlinf.policy import RLinfPolicy, build_policy
-from navsim_vla.targets.rlinf.register import register
+from navsim_vla.targets.rlinf.policy import ModelConfigError, RLinfPolicy, build_policy
+from navsim_vla.targets.rlinf.register import (
+    EXT_MODULE,
+    EXT_VAR,
+    ExtensionError,
+    export_ext_module,
+    register,
+)
 
 HERE = Path(__file__).resolve().parents[1] / "src" / "navsim_vla" / "targets" / "rlinf"
 BACKEND = "synthetic"  # the navsim simulator does not run here
@@ -72,10 +79,18 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny(tmp_path_factory.mktemp("tiny"), seed=0)
 
 
+def model_cfg(checkpoint: Path):
+    """``actor.model`` of config.yaml on the tiny checkpoint (interpolations resolved)."""
+    cfg = config()
+    with open_dict(cfg):
+        cfg.actor.model.model_path = str(checkpoint)
+        cfg.actor.model.precision = "fp32"
+    return cfg.actor.model
+
+
 @pytest.fixture(scope="module")
 def model(checkpoint: Path) -> RLinfPolicy:
-    cfg = OmegaConf.create({"model_path": str(checkpoint), "temperature_train": 1.0})
-    return build_policy(cfg, torch.float32)
+    return build_policy(model_cfg(checkpoint), torch.float32)
 
 
 def random_actions(n: int, seed: int = 0) -> torch.Tensor:
@@ -134,7 +149,7 @@ def test_prepare_actions_passes_our_actions_through() -> None:
 
 
 def test_auto_reset_puts_done_flags_in_the_last_column() -> None:
-    env = make_env(auto_reset=True, max_episode_steps=STEPS_PER_DECISION)
+    env = make_env(auto_reset=True, max_episode_steps=CHUNK)  # one decision
     env.reset()
     obs_list, rewards, terminations, truncations, infos_list = env.chunk_step(
         random_actions(4)
@@ -168,7 +183,7 @@ def test_without_auto_reset_groups_share_tasks_and_finished_envs_wait() -> None:
         auto_reset=False,
         group_size=group,
         use_fixed_reset_state_ids=True,
-        max_episode_steps=STEPS_PER_DECISION,
+        max_episode_steps=CHUNK,
     )
     env.is_start = True
     env.reset()
@@ -197,15 +212,66 @@ def test_registration_resolves_our_classes_in_rlinf(checkpoint: Path) -> None:
         envs.get_env_cls("no_such_env")
     worker = import_rlinf("rlinf.workers.env.env_worker")
     assert worker.get_env_cls(ENV_TYPE, env_cfg()) is RLinfEnv
-    model_cfg = config().actor.model
-    with open_dict(model_cfg):
-        model_cfg.model_path = str(checkpoint)
-        model_cfg.precision = "fp32"
-        model_cfg.is_lora = False
+    actor_model = model_cfg(checkpoint)
     rlinf_config = import_rlinf("rlinf.config")
     assert rlinf_config.SupportedModel(MODEL_TYPE) in rlinf_config.EMBODIED_MODEL
-    built = import_rlinf("rlinf.models").get_model(model_cfg)
-    assert isinstance(built, RLinfPolicy)
+    built = import_rlinf("rlinf.models").get_model(actor_model)
+    assert isinstance(built, RLinfPolicy)  # not wrapped in a second (RLinf's) LoRA
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("is_lora", True),
+        ("action_dim", DIM + 1),
+        ("num_action_chunks", CHUNK + 1),
+        ("add_value_head", not SPEC.model.value_head),
+    ],
+)
+def test_build_policy_refuses_a_model_config_it_is_not(
+    checkpoint: Path, key: str, value
+) -> None:
+    cfg = model_cfg(checkpoint)
+    cfg[key] = value
+    with pytest.raises(ModelConfigError, match=f"{key}"):
+        build_policy(cfg, torch.float32)
+
+
+def test_a_foreign_rlinf_ext_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EXT_VAR, "someone_else.ext")
+    with pytest.raises(
+        ExtensionError, match="RLINF_EXT_MODULE is set to 'someone_else.ext'"
+    ):
+        export_ext_module()
+
+
+def test_export_sets_rlinf_ext_module_after_loading_it_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delenv(EXT_VAR, raising=False)
+    src = str(Path(__file__).resolve().parents[1] / "src")  # as if installed
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])
+    )
+    export_ext_module()  # imports and registers in a fresh interpreter, or raises
+    assert os.environ[EXT_VAR] == EXT_MODULE
+
+
+def test_registration_errors_escape_rlinfs_extension_loader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RLinf's worker hook logs and ignores an Exception from register(); ours is not one."""
+    monkeypatch.setenv(EXT_VAR, EXT_MODULE)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no registry here")
+
+    monkeypatch.setattr(registration, "add_enum_value", broken)
+    loader = import_rlinf("rlinf.scheduler.cluster.utils").load_user_extension_module
+    with pytest.raises(ExtensionError, match="RLINF_EXT_MODULE=.*no registry here"):
+        loader()
 
 
 def test_rlinfs_validation_accepts_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -272,10 +338,8 @@ def test_tiny_policy_drives_chunk_step_closed_loop(checkpoint: Path) -> None:
     register()
     EnvOutput = import_rlinf(IO_STRUCT).EnvOutput
     prepare = import_rlinf("rlinf.envs.action_utils").prepare_actions
-    model = RLinfPolicy(Policy.load(checkpoint, device="cpu"))
-    cfg = env_cfg(
-        backend=BACKEND, auto_reset=True, max_episode_steps=4 * STEPS_PER_DECISION
-    )
+    model = build_policy(model_cfg(checkpoint), torch.float32)
+    cfg = env_cfg(backend=BACKEND, auto_reset=True, max_episode_steps=4 * CHUNK)
     env = RLinfEnv(cfg=cfg, num_envs=2, seed_offset=0, total_num_processes=1)
     obs, _ = env.reset()
     finished = 0

@@ -361,3 +361,70 @@ def test_tiny_policy_drives_the_adapter_closed_loop(tmp_path: Path) -> None:
     assert len(frames) > 1  # the scene changes under the policy's actions
     assert adapter.episode_terms(2).shape == (2, len(SPEC.env.rewards))
     adapter.close()
+
+
+def test_the_rollout_module_imports_without_vjepa_unless_srpo_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """siiRL's embodied rollout imports its V-JEPA module (which imports the V-JEPA 2
+    repository) at its top: the glue stands in for it unless the reward needs it."""
+    from navsim_vla.targets.siirl import glue
+
+    monkeypatch.delitem(sys.modules, glue.VIDEO_MODULE, raising=False)
+    monkeypatch.setattr(glue, "vjepa_available", lambda: False)
+    if glue.USES_VIDEO_MODEL:
+        with pytest.raises(
+            glue.MissingDependencyError,
+            match="git clone https://github.com/facebookresearch/vjepa2",
+        ):
+            glue.install_video_model()
+        assert glue.VIDEO_MODULE not in sys.modules
+    else:
+        glue.install_video_model()
+        stand_in = sys.modules[glue.VIDEO_MODULE]
+        with pytest.raises(glue.MissingDependencyError, match="does not use it"):
+            stand_in.VideoEmbeddingModel(model_path="/none")
+
+
+def test_the_launch_stops_early_without_flash_attention(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from navsim_vla.targets.siirl import glue
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    if glue.FLASH_ATTENTION:
+        with pytest.raises(
+            glue.MissingDependencyError, match="flash-attn --no-build-isolation"
+        ):
+            glue.require_flash_attention()
+    else:
+        glue.require_flash_attention()  # openvla-oft loads without flash_attention_2
+
+
+def test_center_crop_keeps_the_central_area_and_the_size() -> None:
+    ramp = np.tile(np.arange(100, dtype=np.uint8)[None, :, None], (100, 1, 3))
+    out = rollout.center_crop(ramp)
+    assert out.shape == ramp.shape and out.dtype == np.uint8
+    side = np.sqrt(rollout.CROP_SCALE)
+    left = (1 - side) / 2 * 99  # TF crop_and_resize's box edge on the 100-pixel ramp
+    assert (
+        abs(int(out[50, 0, 0]) - left) <= 1
+        and abs(int(out[50, -1, 0]) - (99 - left)) <= 1
+    )
+    flat = np.full((64, 48, 3), 77, np.uint8)
+    np.testing.assert_array_equal(rollout.center_crop(flat), flat)
+    np.testing.assert_array_equal(rollout.center_crop(ramp, scale=1.0), ramp)
+
+
+def test_the_launch_gives_the_env_the_trainers_gpu_count() -> None:
+    argv = train.overrides(
+        data_dir="/d",
+        checkpoint="/c",
+        output_dir="/o",
+        nnodes=1,
+        gpus_per_node=3,
+        epochs=1,
+        video_model="/v",
+    )
+    assert "trainer.n_gpus_per_node=3" in argv
+    assert "actor_rollout_ref.embodied.n_gpus_per_node=3" in argv

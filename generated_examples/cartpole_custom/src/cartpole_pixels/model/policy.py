@@ -92,12 +92,19 @@ class Policy(torch.nn.Module):
         *,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
+        **loader: Any,
     ) -> Policy:
         """Load ``checkpoint`` (default: the spec's) onto ``device`` (default: CUDA when
-        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU)."""
+        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU).
+        ``loader``: none (a custom module takes no loader options).
+        """
         device = torch.device(device) if device is not None else default_device()
         if dtype is None:
             dtype = getattr(torch, DTYPE) if device.type == "cuda" else torch.float32
+        if loader:
+            raise TypeError(
+                f"a custom module takes no loader options: {sorted(loader)}"
+            )
         module = load_module(checkpoint, device=device, dtype=dtype)
         normalizer = Normalizer(*ACTION_STATS, device=device) if ACTION_STATS else None
         return cls(

@@ -112,13 +112,16 @@ class Policy(torch.nn.Module):
         *,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
+        **loader: Any,
     ) -> Policy:
         """Load ``checkpoint`` (default: the spec's) onto ``device`` (default: CUDA when
-        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU)."""
+        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU).
+        ``loader``: ``trust_remote_code`` / ``attn_implementation`` overriding the spec's.
+        """
         device = torch.device(device) if device is not None else default_device()
         if dtype is None:
             dtype = getattr(torch, DTYPE) if device.type == "cuda" else torch.float32
-        backbone = load_backbone(checkpoint, device=device, dtype=dtype)
+        backbone = load_backbone(checkpoint, device=device, dtype=dtype, **loader)
         if IMAGE_MEAN is None:
             mean, std = image_statistics(checkpoint)
         else:

@@ -85,15 +85,15 @@ class Backbone:
         return int(token_id), int(features.shape[-2])
 
 
-def _model_class(checkpoint: str) -> Any:
+def _model_class(checkpoint: str, trust_remote_code: bool) -> Any:
     from transformers import AutoConfig, AutoModelForImageTextToText
     from transformers.dynamic_module_utils import get_class_from_dynamic_module
 
-    config = AutoConfig.from_pretrained(checkpoint, trust_remote_code=TRUST_REMOTE_CODE)
+    config = AutoConfig.from_pretrained(checkpoint, trust_remote_code=trust_remote_code)
     auto_map = getattr(config, "auto_map", None) or {}
     for key in REGISTERED_CLASSES:
         if key in auto_map:
-            if not TRUST_REMOTE_CODE:
+            if not trust_remote_code:
                 raise CheckpointError(
                     f"{checkpoint} ships its own model code ({auto_map[key]}); set "
                     "model.trust_remote_code: true in the spec if you trust it"
@@ -107,16 +107,22 @@ def load_backbone(
     *,
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float32,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    attn_implementation: str | None = ATTN_IMPLEMENTATION,
 ) -> Backbone:
-    """Load the checkpoint and its tokenizer onto ``device`` in ``dtype``."""
+    """Load the checkpoint and its tokenizer onto ``device`` in ``dtype`` (a framework's
+    config may override the spec's ``trust_remote_code`` and attention kernel)."""
     from transformers import AutoTokenizer
 
-    kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": TRUST_REMOTE_CODE}
-    if ATTN_IMPLEMENTATION is not None:
-        kwargs["attn_implementation"] = ATTN_IMPLEMENTATION
-    network = _model_class(checkpoint).from_pretrained(checkpoint, **kwargs).to(device)
+    kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": trust_remote_code}
+    if attn_implementation is not None:
+        kwargs["attn_implementation"] = attn_implementation
+    network = _model_class(checkpoint, trust_remote_code).from_pretrained(
+        checkpoint, **kwargs
+    )
+    network = network.to(device)
     tokenizer = AutoTokenizer.from_pretrained(
-        checkpoint, trust_remote_code=TRUST_REMOTE_CODE
+        checkpoint, trust_remote_code=trust_remote_code
     )
     if tokenizer.vocab_size != VOCAB_END:
         raise CheckpointError(

@@ -16,24 +16,72 @@ config. It makes
 A Python Enum cannot grow members, so the type names are added as values that the Enum's
 own lookup (``Enum(value)`` reads ``_value2member_map_`` first) returns; nothing else of
 RLinf's enums changes.
+
+RLinf's worker hook (``load_user_extension_module``) logs and ignores any ``Exception``
+from importing this module or from ``register()``; a worker then runs without our types
+and fails later with an unrelated message. So ``register()`` raises
+:class:`ExtensionError`, which is not an ``Exception``, and the driver checks that the
+module loads in a fresh interpreter before any worker starts (:func:`export_ext_module`).
 """
 
 from __future__ import annotations
 
 import enum
+import os
+import subprocess
+import sys
 import types
 from typing import Any
 
 from .. import patch_on_import
 from . import ENV_TYPE, MODEL_TYPE, import_rlinf
 
+EXT_VAR = "RLINF_EXT_MODULE"
 EXT_MODULE = __name__  #: the value of RLINF_EXT_MODULE
 #: Modules holding their own binding of ``get_env_cls``.
 ENV_CLS_MODULES = ("rlinf.envs", "rlinf.workers.env.env_worker")
 
 
+class ExtensionError(BaseException):
+    """Registration failed. A ``BaseException`` so that RLinf's extension loader, which
+    catches ``Exception``, cannot swallow it."""
+
+
 def register() -> None:
     """Make the env and model types resolvable in this process (idempotent)."""
+    try:
+        _register()
+    except Exception as error:
+        raise ExtensionError(
+            f"{EXT_VAR}={EXT_MODULE}: registering the env and model with RLinf failed: "
+            f"{error!r}"
+        ) from error
+
+
+def export_ext_module() -> None:
+    """Point RLinf's workers at this module, refusing another pre-set ``RLINF_EXT_MODULE``
+    (the workers would register that instead, silently), and check that it loads and
+    registers in a fresh interpreter, as each worker will."""
+    current = os.environ.get(EXT_VAR)
+    if current not in (None, "", EXT_MODULE):
+        raise ExtensionError(
+            f"{EXT_VAR} is set to {current!r}, so RLinf's workers would import that "
+            f"instead of {EXT_MODULE!r} and never register this package's env and model: "
+            f"unset it or set it to {EXT_MODULE!r}"
+        )
+    os.environ[EXT_VAR] = EXT_MODULE
+    code = f"import importlib; importlib.import_module({EXT_MODULE!r}).register()"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    if done.returncode:
+        raise ExtensionError(
+            f"{EXT_VAR}={EXT_MODULE} does not load in a fresh interpreter, as RLinf's "
+            f"workers import it (RLinf would only log this):\n{done.stderr[-2000:]}"
+        )
+
+
+def _register() -> None:
     add_enum_value(import_rlinf("rlinf.envs").SupportedEnvType, ENV_TYPE)
     for name in ENV_CLS_MODULES:
         patch_on_import(name, _patch_get_env_cls)

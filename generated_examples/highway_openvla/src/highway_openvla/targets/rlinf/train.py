@@ -6,20 +6,20 @@ The steps of RLinf's own ``examples/embodiment/train_embodied_agent.py`` (which 
 does not ship), after :func:`~.register.register`, so that RLinf's validation knows the env
 and model types: validate the config, start the cluster, launch the actor, rollout and env
 worker groups on their placements, and run ``EmbodiedRunner``. ``RLINF_EXT_MODULE`` is set
-before Ray starts, so every worker registers too.
+(and checked, see :func:`~.register.export_ext_module`) before Ray starts, so every worker
+registers too.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from . import import_rlinf
-from .register import EXT_MODULE, register
+from .register import export_ext_module, register
 
 CONFIG_NAME = "config"
 #: Actor worker class per algorithm.loss_type.
@@ -36,7 +36,7 @@ def _load(path: str) -> Any:
 
 def run(cfg: DictConfig) -> None:
     """Validate ``cfg`` with RLinf and run the embodied training loop."""
-    os.environ.setdefault("RLINF_EXT_MODULE", EXT_MODULE)
+    export_ext_module()
     register()
     cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
     print(json.dumps(OmegaConf.to_container(cfg, resolve=True), indent=2))

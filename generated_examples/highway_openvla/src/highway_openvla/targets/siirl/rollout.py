@@ -8,7 +8,9 @@ from it (at run time, from the class siiRL's module defines) and changes only th
 
 - the env is :class:`~.env.SiirlEnv` with the pool siiRL's config asks for;
 - ``_obs_to_input`` takes the model's cameras (front) from the adapter's layout;
-- ``process_input`` formats the spec's prompt template and left-pads the batch;
+- ``process_input`` formats the spec's prompt template, center-crops each image when
+  ``embodied.center_crop`` is set (as siiRL's own does, without TensorFlow) and left-pads
+  the batch;
 - the V-JEPA model is loaded only for ``srpo``, whose reward uses its embeddings;
 - each chunk's output carries ``vlagen_terms``, the reward terms the pipeline's
   ``shape_reward`` node sums.
@@ -18,23 +20,49 @@ Generation, log-probs and training stay siiRL's own code.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from ...spec import SPEC
 from .env import CAMERA_KEYS, SiirlEnv
 
 LLAMA_SPACE = 29871  # OpenVLA appends Llama 2's "▁" token to every prompt
+CROP_SCALE = 0.9  # siiRL's center_crop_image keeps the central 90 % of the area
 LOADS_VIDEO_MODEL = False
 
 
 def model_images(obs: dict[str, Any]) -> list[np.ndarray]:
     """The model's camera images, upright, from the adapter's (robosuite-turned) layout."""
     return [np.ascontiguousarray(obs[key][::-1, ::-1]) for _, key in CAMERA_KEYS]
+
+
+def center_crop(image: np.ndarray, scale: float = CROP_SCALE) -> np.ndarray:
+    """The central ``scale`` of a uint8 ``[H, W, 3]`` frame's area, resized back to ``H x W``.
+
+    siiRL's ``center_crop_image`` (OpenVLA's evaluation crop) in torch: the crop box's sides are
+    ``sqrt(scale)`` of the frame's, sampled bilinearly on TensorFlow ``crop_and_resize``'s grid
+    (box corners on pixel centres: ``align_corners``), from [0, 1] floats back to uint8 as
+    ``convert_image_dtype`` does (``x * 255.5``, truncated)."""
+    height, width = image.shape[:2]
+    side = math.sqrt(scale)
+    low, high = -side, side  # the box in grid_sample's [-1, 1] coordinates
+    ys = torch.linspace(low, high, height) if height > 1 else torch.zeros(1)
+    xs = torch.linspace(low, high, width) if width > 1 else torch.zeros(1)
+    grid = torch.stack(torch.meshgrid(xs, ys, indexing="xy"), dim=-1).unsqueeze(0)
+    frame = (
+        torch.from_numpy(np.ascontiguousarray(image)).permute(2, 0, 1)[None].float()
+        / 255
+    )
+    out = F.grid_sample(frame, grid, mode="bilinear", align_corners=True).clamp(
+        0.0, 1.0
+    )
+    return (out[0].permute(1, 2, 0) * 255.5).to(torch.uint8).numpy()
 
 
 def prompt(task: str) -> str:
@@ -115,11 +143,17 @@ def rollout_class(base: type) -> type:
         ) -> dict[str, Any]:
             from PIL import Image
 
+            crop = self.config.embodied.center_crop
             rows, pixels = [], []
             for item, task in zip(inputs, task_descriptions, strict=True):
                 text = prompt(task)
                 features = [
-                    self.processor(text, Image.fromarray(image).convert("RGB"))
+                    self.processor(
+                        text,
+                        Image.fromarray(center_crop(image) if crop else image).convert(
+                            "RGB"
+                        ),
+                    )
                     for image in item["images"]
                 ]
                 ids = features[0]["input_ids"][0]

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from ...env import make_env
+from ...env.actions import STEPS_PER_DECISION
 from ...env.core import VecEnv
 from ...spec import SPEC
 
@@ -93,6 +94,17 @@ def _episode(stats: Mapping[str, Any]) -> dict[str, torch.Tensor]:
     return episode
 
 
+def backend_steps(columns: int) -> int:
+    """RLinf's ``max_episode_steps`` (action columns: decisions x ``CHUNK``, the unit of its
+    loss normalization) as the env core's backend steps."""
+    if columns % CHUNK:
+        raise ValueError(
+            f"env.*.max_episode_steps ({columns}) counts action columns: it must be a "
+            f"multiple of the chunk ({CHUNK})"
+        )
+    return columns // CHUNK * STEPS_PER_DECISION
+
+
 def _last_columns(values: torch.Tensor, width: int) -> torch.Tensor:
     """``values`` ``[N, k]`` right-aligned in zeros ``[N, width]``: RLinf's chunk columns."""
     out = values.new_zeros((values.shape[0], width))
@@ -106,8 +118,9 @@ class RLinfEnv(gymnasium.Env):
     Args:
         cfg: ``env.train`` or ``env.eval``; reads ``seed``, ``group_size``,
             ``auto_reset``, ``ignore_terminations``, ``use_fixed_reset_state_ids``,
-            ``max_episode_steps``, ``enable_offload`` and ``backend`` (null: the spec's;
-            ``synthetic`` for the stand-in with the spec's shapes).
+            ``max_episode_steps`` (in action columns, see :func:`backend_steps`),
+            ``enable_offload`` and ``backend`` (null: the spec's; ``synthetic`` for the
+            stand-in with the spec's shapes).
         num_envs: Envs of this pipeline stage of this worker.
         seed_offset: This stage's index among all stages of all env workers.
         total_num_processes: Stages of all env workers.
@@ -133,8 +146,11 @@ class RLinfEnv(gymnasium.Env):
         self.use_fixed_reset_state_ids = bool(
             cfg.get("use_fixed_reset_state_ids", False)
         )
-        self.max_episode_steps = int(
-            cfg.get("max_episode_steps", SPEC.env.max_episode_steps)
+        columns = cfg.get("max_episode_steps", None)
+        self.max_episode_steps = (
+            SPEC.env.max_episode_steps
+            if columns is None
+            else backend_steps(int(columns))
         )
         self.backend = cfg.get("backend", None)
         if cfg.get("ignore_terminations", False):

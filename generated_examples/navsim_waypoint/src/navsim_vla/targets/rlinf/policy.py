@@ -16,7 +16,7 @@ Token prompts are left-padded to ``actor.model.max_prompt_length`` so that steps
 (scoring drops the columns that are padding in every row of a micro-batch); text prompts
 travel as zero-padded UTF-8 bytes. RLinf passes sampling
 temperatures only to its own OpenVLA models, so scoring uses
-``actor.model.temperature_train``, which the config sets to the rollout's.
+``actor.model.temperature_train``, which the config interpolates from the rollout's.
 """
 
 from __future__ import annotations
@@ -200,18 +200,57 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
         ]
 
 
+class ModelConfigError(ValueError):
+    """``actor.model`` asks for something this package's policy is not."""
+
+
+def check_model_config(cfg: Mapping[str, Any]) -> None:
+    """Refuse an ``actor.model`` that disagrees with the spec the package was generated
+    from: RLinf reads these keys too (the env worker's action shapes, the loss's
+    ``single_action_dim``, the critic), so a mismatch would train something else."""
+    expected = {
+        "action_dim": DIM,
+        "num_action_chunks": CHUNK,
+        "add_value_head": VALUE_HEAD,
+    }
+    wrong = {k: cfg[k] for k, v in expected.items() if cfg[k] != v}
+    if wrong:
+        raise ModelConfigError(
+            f"actor.model sets {wrong}, but this package's policy has {expected}: "
+            "regenerate the package for another action shape or value head"
+        )
+    if cfg["is_lora"]:
+        raise ModelConfigError(
+            "actor.model.is_lora must be false: the package's backbone applies the spec's "
+            "LoRA (model.lora) itself, and RLinf's get_model would nest a second adapter "
+            "around the whole policy"
+        )
+
+
 def build_policy(
     cfg: Mapping[str, Any], torch_dtype: torch.dtype | None = None
 ) -> RLinfPolicy:
     """RLinf's model builder: ``cfg`` is ``actor.model`` (or the rollout's copy of it)."""
+    check_model_config(cfg)
     device = default_device()
     dtype = torch_dtype if device.type == "cuda" else torch.float32
-    policy = Policy.load(str(cfg["model_path"]), device=device, dtype=dtype)
+    loader = {
+        "trust_remote_code": bool(cfg["trust_remote_code"]),
+        "attn_implementation": cfg["attn_implementation"],
+    }
+    policy = Policy.load(str(cfg["model_path"]), device=device, dtype=dtype, **loader)
     return RLinfPolicy(
         policy,
-        temperature_train=float(cfg.get("temperature_train", 1.0)),
-        max_prompt_length=int(cfg.get("max_prompt_length", MAX_PROMPT_LENGTH)),
+        temperature_train=float(cfg["temperature_train"]),
+        max_prompt_length=int(cfg["max_prompt_length"]),
     )
 
 
-__all__ = ["CHUNK", "DIM", "RLinfPolicy", "build_policy"]
+__all__ = [
+    "CHUNK",
+    "DIM",
+    "ModelConfigError",
+    "RLinfPolicy",
+    "build_policy",
+    "check_model_config",
+]

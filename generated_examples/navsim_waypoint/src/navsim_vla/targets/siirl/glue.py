@@ -8,17 +8,83 @@ siiRL 0.2 has no env registry: ``fsdp_workers`` builds ``EmbodiedHFRollout`` fro
 workers never import TensorFlow for it). ``train.py`` runs it in the driver and passes it to
 ``ray.init`` as ``worker_process_setup_hook``, which Ray runs in each worker process before
 any task or actor.
+
+That rollout module also imports ``siirl.utils.embodied.video_emb`` at its top, which imports
+the V-JEPA 2 repository (``import src.models...``) whatever the algorithm. Only ``srpo``'s
+reward uses V-JEPA embeddings; for the others :func:`install_video_model` puts a stand-in
+for that one module in place when the repository is absent (the rollout never builds the
+model then), and for ``srpo`` it fails at once, saying how to install it.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import types
 
 from .. import patch_on_import
 from . import import_siirl
 
 ROLLOUT_MODULE = "siirl.engine.rollout.embodied_rollout"
+VIDEO_MODULE = "siirl.utils.embodied.video_emb"
+VJEPA_MODULE = (
+    "src.models.vision_transformer"  # what VIDEO_MODULE imports from V-JEPA 2
+)
+VJEPA_REPOSITORY = "https://github.com/facebookresearch/vjepa2.git"
+ALGORITHM = "grpo"
+USES_VIDEO_MODEL = ALGORITHM == "srpo"
+FLASH_ATTENTION = True
 HOOK = f"{__name__}.install"
+
+
+class MissingDependencyError(RuntimeError):
+    """Something siiRL imports or loads at launch is not installed."""
+
+
+def vjepa_available() -> bool:
+    """Whether the V-JEPA 2 repository's ``src`` package is importable."""
+    try:
+        return importlib.util.find_spec(VJEPA_MODULE) is not None
+    except ImportError:  # no ``src`` package at all
+        return False
+
+
+class _NoVideoModel:
+    """siiRL's ``VideoEmbeddingModel`` where V-JEPA 2 is not installed and not used."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise MissingDependencyError(
+            f"siiRL's V-JEPA video model was asked for, but {ALGORITHM} does not use it and "
+            "V-JEPA 2 is not installed"
+        )
+
+
+def install_video_model() -> None:
+    """Make ``embodied_rollout``'s import of ``video_emb`` work (see the module docstring)."""
+    if VIDEO_MODULE in sys.modules or vjepa_available():
+        return
+    if USES_VIDEO_MODEL:
+        raise MissingDependencyError(
+            "srpo's reward embeds trajectories with V-JEPA 2, and siiRL imports its code "
+            f"from the repository ({VJEPA_MODULE} not found): git clone {VJEPA_REPOSITORY} "
+            "and put the clone on PYTHONPATH (on every node), and set VJEPA_MODEL to its "
+            "vitg-384.pt weights (huggingface-cli download Sylvest/vjepa2-vit-g)"
+        )
+    stand_in = types.ModuleType(VIDEO_MODULE)
+    stand_in.__doc__ = _NoVideoModel.__doc__
+    stand_in.VideoEmbeddingModel = _NoVideoModel
+    sys.modules[VIDEO_MODULE] = stand_in
+
+
+def require_flash_attention() -> None:
+    """siiRL loads ``embodied_type=openvla`` checkpoints with
+    ``attn_implementation="flash_attention_2"`` (``engine/fsdp_workers.py``), fixed in code:
+    fail before Ray starts, not in every worker, when flash-attn is missing."""
+    if FLASH_ATTENTION and importlib.util.find_spec("flash_attn") is None:
+        raise MissingDependencyError(
+            "siiRL loads OpenVLA with flash_attention_2, and flash-attn is not installed: "
+            "pip install flash-attn --no-build-isolation (after torch, on a CUDA machine)"
+        )
 
 
 def patch_rollout(module: types.ModuleType) -> None:
@@ -37,4 +103,5 @@ def patch_rollout(module: types.ModuleType) -> None:
 def install() -> None:
     """Check siiRL's version and arrange the rollout patch (Ray's worker setup hook)."""
     import_siirl("siirl.environment.embodied")  # checks the version; LIBERO-free import
+    install_video_model()
     patch_on_import(ROLLOUT_MODULE, patch_rollout)

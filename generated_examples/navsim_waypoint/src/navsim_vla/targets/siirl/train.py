@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from ...spec import SPEC
 from . import require_siirl
-from .glue import HOOK, install
+from .glue import HOOK, install, require_flash_attention
 
 #: siiRL overrides fixed by the spec.
 OVERRIDES: tuple[tuple[str, object], ...] = (
@@ -45,8 +45,8 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.actor.optim.lr", 2e-06),
     ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
     ("actor_rollout_ref.actor.ppo_mini_batch_size", 32),
-    ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 4),
-    ("actor_rollout_ref.actor.ppo_epochs", 1),
+    ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 1),
+    ("actor_rollout_ref.actor.traj_mini_batch_size", 16),
     ("actor_rollout_ref.actor.grad_clip", 1.0),
     ("actor_rollout_ref.actor.clip_ratio_low", 0.2),
     ("actor_rollout_ref.actor.clip_ratio_high", 0.28),
@@ -54,15 +54,13 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.rollout.name", "hf"),
     ("actor_rollout_ref.rollout.n", 4),
     ("actor_rollout_ref.rollout.do_sample", True),
+    ("actor_rollout_ref.rollout.temperature", 1.6),
     ("actor_rollout_ref.rollout.prompt_length", 256),
     ("actor_rollout_ref.embodied.embodied_type", "openvla"),
     ("actor_rollout_ref.embodied.action_token_len", 24),
     ("actor_rollout_ref.embodied.action_chunks_len", 1),
-    ("actor_rollout_ref.embodied.num_images_in_input", 1),
     ("actor_rollout_ref.embodied.center_crop", False),
     ("actor_rollout_ref.embodied.unnorm_key", "navsim_vla_vlagen"),
-    ("actor_rollout_ref.embodied.n_gpus_per_node", 8),
-    ("actor_rollout_ref.embodied.env.env_type", "navsim"),
     ("actor_rollout_ref.embodied.env.env_name", "navsim_vla"),
     ("actor_rollout_ref.embodied.env.num_envs", 8),
     ("actor_rollout_ref.embodied.env.max_steps", 64),
@@ -73,16 +71,17 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("trainer.logger", ("console", "tensorboard")),
     ("trainer.val_before_train", False),
     ("trainer.resume_mode", "auto"),
+    ("trainer.save_freq", 5),
 )
 #: Overrides filled in at launch: paths and the cluster's size.
 RUNTIME_KEYS = (
     "data.train_files",
     "data.val_files",
     "actor_rollout_ref.model.path",
-    "actor_rollout_ref.embodied.video_embedding_model_path",
     "trainer.default_local_dir",
     "trainer.nnodes",
     "trainer.n_gpus_per_node",
+    "actor_rollout_ref.embodied.n_gpus_per_node",
     "trainer.total_epochs",
 )
 
@@ -119,10 +118,11 @@ def overrides(
         "trainer.default_local_dir": output_dir,
         "trainer.nnodes": nnodes,
         "trainer.n_gpus_per_node": gpus_per_node,
+        # one value for both: the env renders on GPU ``rank % embodied.n_gpus_per_node``
+        "actor_rollout_ref.embodied.n_gpus_per_node": gpus_per_node,
         "trainer.total_epochs": epochs,
     }
-    assert tuple(runtime) == RUNTIME_KEYS
-    pairs = [*OVERRIDES, *runtime.items()]
+    pairs = [*OVERRIDES, *((key, runtime[key]) for key in RUNTIME_KEYS)]
     return [f"{key}={cli_value(value)}" for key, value in pairs] + list(extra)
 
 
@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         parser.error(f"expected key=value overrides, got {' '.join(bad)}")
     require_siirl()
+    require_flash_attention()
     install()
     import ray
 
