@@ -38,6 +38,8 @@ def test_the_config_has_every_key_of_rlinfs_examples(version: str) -> None:
     assert layout_problems(config, schema) == [  # what a grpo config leaves out
         "actor.optim.value_lr: missing (RLinf's examples set a float)",
         "algorithm.bootstrap_type: missing (RLinf's examples set a str)",
+        "algorithm.huber_delta: missing (RLinf's examples set a float)",
+        "algorithm.value_clip: missing (RLinf's examples set a float)",
     ]
     layout = load_schema(f"rlinf_{version.replace('.', '_')}")["keys"]
     mirrored = [k for k in layout if not any(k.startswith(p) for p in NOT_MIRRORED)]
@@ -48,6 +50,38 @@ def test_the_config_has_every_key_of_rlinfs_examples(version: str) -> None:
         "actor.micro_batch_size: missing (RLinf's examples set a int)",
         "env.train.auto_reset: 'yes' is not a bool",
     ]
+
+
+@pytest.mark.parametrize(("nodes", "gpus"), [(1, 1), (1, 8), (2, 4)])
+def test_the_placement_gives_rlinf_the_env_workers_the_plan_checked(nodes: int, gpus: int) -> None:
+    """RLinf's own rank parser, on a node with more GPUs than the spec's resources, places
+    exactly nodes x gpus_per_node processes: the env workers total_num_envs is split over
+    (``all`` would take every GPU Ray sees, and RLinf's divisibility asserts would fail)."""
+    pytest.importorskip("rlinf")
+    from rlinf.scheduler.cluster.utils import parse_rank_config
+
+    data = _rlinf()
+    data["resources"] = {"nodes": nodes, "gpus_per_node": gpus}
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    config = make_plan(spec).target("rlinf").plan.config
+    (ranks,) = config["cluster"]["component_placement"].values()
+    placed = parse_rank_config(ranks, list(range(nodes * gpus + 8)))
+    assert placed == list(range(nodes * gpus))
+    assert config["env"]["train"]["total_num_envs"] == spec.env.num_envs * len(placed)
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "gae"])
+def test_keys_that_change_nothing_are_left_out(algorithm: str) -> None:
+    data = _rlinf(algorithm=algorithm)
+    data["model"]["value_head"] = algorithm == "gae"
+    data["resources"] = {"nodes": 1, "gpus_per_node": 1}  # whole rounds of envs either way
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    config = make_plan(spec).target("rlinf").plan.config
+    fsdp = config["actor"]["fsdp_config"]
+    assert not {"reshard_after_forward", "offload_pin_memory", "use_liger_kernel"} & set(fsdp)
+    assert "repetition_penalty" not in config["rollout"]["sampling_params"]
+    value_loss = {"value_clip", "huber_delta"} & set(config["algorithm"])
+    assert bool(value_loss) is (algorithm == "gae")
 
 
 def test_the_versions_put_moved_keys_where_each_reads_them() -> None:

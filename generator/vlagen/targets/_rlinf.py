@@ -96,6 +96,14 @@ NOT_MIRRORED = {
     "rollout.backend": "read by RLinf's reasoning launchers; the embodied entry builds the "
     "HuggingFace rollout worker directly",
     "rollout.generation_backend": "read by RLinf's reasoning launchers only",
+    # Only defaulted by validate_fsdp_cfg; read by strategy/fsdp2.py, not under strategy: fsdp.
+    "actor.fsdp_config.reshard_after_forward": "read only by RLinf's fsdp2 strategy",
+    "actor.fsdp_config.offload_pin_memory": "read only by RLinf's fsdp2 strategy",
+    "actor.fsdp_config.use_liger_kernel": "read only when RLinf builds one of its own "
+    "HuggingFace models (FSDPModelManager.model_provider_func); get_model builds ours",
+    # Only defaulted by validate_rollout_cfg; the embodied HuggingFace rollout never passes it.
+    "rollout.sampling_params.repetition_penalty": "passed by RLinf's sglang/vllm rollouts only",
+    "algorithm.sampling_params.repetition_penalty": "passed by RLinf's sglang/vllm rollouts only",
 }
 #: Config keys (or ``prefix.`` subtrees) that only code the generated fidelity test cannot
 #: run reads: key → (the RLinf 0.3 file that reads it, why the test does not run it).
@@ -116,6 +124,8 @@ READ_ELSEWHERE: dict[str, tuple[str, str]] = {
 }
 #: Loader options only a token family's backbone reads (a custom module takes none).
 TOKEN_FAMILY_KEYS = ("actor.model.trust_remote_code", "actor.model.attn_implementation")
+#: Value-loss settings: read by every actor step but used only by the actor_critic loss.
+VALUE_LOSS = ("algorithm.value_clip", "algorithm.huber_delta")
 #: Read only with a value head: its learning rate (build_optimizer); and, where envs also
 #: auto-reset, how a truncated episode is bootstrapped from its value
 #: (compute_bootstrap_rewards).
@@ -189,8 +199,16 @@ def camera_keys(spec: Spec) -> tuple[CameraKey, ...]:
 
 
 def world_size(spec: Spec) -> int:
-    """Env, rollout and actor workers: one per GPU (``actor,env,rollout: all``)."""
+    """Env, rollout and actor workers: one per GPU of the spec's resources."""
     return spec.resources.nodes * spec.resources.gpus_per_node
+
+
+def placement(spec: Spec) -> str:
+    """``cluster.component_placement`` of the env, rollout and actor workers: accelerator
+    ranks 0 to world_size - 1 in RLinf's range syntax (``parse_rank_config``), one process
+    each. Not ``all``: that is every GPU Ray sees, and the env split checked here
+    (total_num_envs over world_size env workers) would not be the one RLinf makes."""
+    return f"0-{world_size(spec) - 1}"
 
 
 def env_group_size(spec: Spec, index: int) -> int:
@@ -361,7 +379,6 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         "temperature_eval": 0.0,  # greedy
         "top_k": 0,
         "top_p": 1.0,
-        "repetition_penalty": 1.0,
     }
     train_env = _env_config(spec, index, env_type, train=True)
     eval_env = _env_config(spec, index, env_type, train=False)
@@ -375,8 +392,6 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         "entropy_bonus": 0,
         "clip_ratio_high": 0.28 if algorithm in GROUPED else 0.2,
         "clip_ratio_low": 0.2,
-        "value_clip": 0.2,
-        "huber_delta": 10.0,
         "gamma": 0.99 if algorithm == "gae" else 1.0,
         "gae_lambda": 0.95 if algorithm == "gae" else 1.0,
         "filter_rewards": False,
@@ -412,6 +427,14 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     actor_model: dict[str, Any] = {
         "model_type": model_type,
         "model_path": checkpoint,
+        # The actor's weights (and so AdamW's) in the spec's dtype, as every RLinf
+        # embodied example sets actor.model.precision (RLinf warns that fp32 would give
+        # fp32 optimizer weights). fp32 here with mixed_precision.param_dtype bf16 is what
+        # the warning suggests, but no RLinf embodied example runs it: the patch weight
+        # syncer (snapshots, delta_encoding) would then carry fp32 actor weights into a
+        # bf16 rollout, a path neither RLinf's examples nor this package's tests exercise,
+        # and the 7B actor's resident weights would double.
+        # So this follows the examples; a user can set fp32 here with enough memory.
         "precision": precision,
         "action_dim": model.action.dim,
         "num_action_chunks": model.action.chunk,
@@ -431,19 +454,19 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     if model.family != "custom":
         actor_model["attn_implementation"] = attn
         actor_model["trust_remote_code"] = model.trust_remote_code
+    # No wrap_policy: RLinf's get_fsdp_wrap_policy then wraps each class the policy's
+    # _no_split_modules names (RLinfPolicy's: what the loaded transformers models declare,
+    # e.g. LlamaDecoderLayer) as a unit of its own, for whichever checkpoint is loaded.
     fsdp: dict[str, Any] = {
         "strategy": "fsdp",
         "sharding_strategy": "full_shard",
         "gradient_checkpointing": False,
         "cpu_offload": False,
-        "offload_pin_memory": False,
-        "reshard_after_forward": True,
         "enable_gradient_accumulation": True,
         "forward_prefetch": False,
         "limit_all_gathers": False,
         "backward_prefetch": None,
         "use_orig_params": model.lora is not None,  # see is_lora
-        "use_liger_kernel": False,
         "mixed_precision": {
             "param_dtype": precision,
             "reduce_dtype": precision,
@@ -454,12 +477,14 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     }
     if version.schema == "rlinf_0_2":
         fsdp["fsdp_size"] = -1
+    if LOSS_TYPES[algorithm] == "actor_critic":
+        algorithm_cfg["value_clip"], algorithm_cfg["huber_delta"] = 0.2, 10.0
     config: dict[str, Any] = {
         "defaults": [{"override hydra/job_logging": "stdout"}],
         "hydra": {"run": {"dir": "."}, "output_subdir": None},
         "cluster": {
             "num_nodes": spec.resources.nodes,
-            "component_placement": {"actor,env,rollout": "all"},
+            "component_placement": {"actor,env,rollout": placement(spec)},
         },
         "runner": {
             "task_type": "embodied",
@@ -545,6 +570,8 @@ def exempt_keys(config: dict, family: str) -> tuple[str, ...]:
     value_head = config["actor"]["model"]["add_value_head"]
     if not value_head:
         exempt += (VALUE_LR,)
+    if config["algorithm"]["loss_type"] != "actor_critic":
+        exempt += VALUE_LOSS
     if not (value_head and config["env"]["train"]["auto_reset"]):
         exempt += (BOOTSTRAP,)
     return exempt
