@@ -494,11 +494,12 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{_nearest_divisible(length) * steps_per_forward(spec)}",
         )
     suite = task_suite(spec)
-    longest = len(f"{suite}_task_999_trial_9999".encode())
+    longest = len(f"{suite}_task_999_trial_9999_s{max(env.num_envs - 1, 0)}".encode())
     if longest > TASK_FILE_NAME_BYTES:
         yield Issue(
             ("env", "task_suite") if env.task_suite else ("project", "name"),
-            f"{where} packs '<suite>_task_<id>_trial_<id>' into {TASK_FILE_NAME_BYTES} bytes; "
+            f"{where} packs '<suite>_task_<id>_trial_<id>_s<env>' into "
+            f"{TASK_FILE_NAME_BYTES} bytes; "
             f"the suite name {suite!r} is {len(suite.encode())} bytes, at most "
             f"{TASK_FILE_NAME_BYTES - longest + len(suite.encode())} fit",
         )
