@@ -212,3 +212,9 @@ def test_the_harness_runs_a_short_episode_siirls_actor_accepts() -> None:
     assert plan.harness_length % harness["actor_rollout_ref.actor.traj_mini_batch_size"] == 0
     envs, n = (harness[f"actor_rollout_ref.{k}"] for k in ("embodied.env.num_envs", "rollout.n"))
     assert envs >= n
+
+
+def test_dual_clip_is_off_as_in_siirls_srpo_scripts() -> None:
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    overrides = dict(make_plan(spec).target("siirl").plan.overrides)
+    assert overrides["actor_rollout_ref.actor.clip_ratio_c"] == 10000.0  # siiRL's default: 3.0

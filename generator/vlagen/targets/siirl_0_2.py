@@ -44,6 +44,11 @@ MICRO_BATCH = 1
 #: Sampling temperature: siiRL's ``EmbodiedArguments.temperature`` default and its SRPO
 #: scripts' ``rollout.temperature`` (the rollout and the actor read the latter).
 TEMPERATURE = 1.6
+#: Dual-clip PPO's lower bound on negative-advantage ratios: siiRL's default is 3.0
+#: (``params/model_args.py``, applied in ``core_algos.compute_policy_loss_vanilla``); its SRPO
+#: scripts (``examples/embodied_srpo_trainer/run_openvla_oft_libero_*.sh``) set 10000, i.e.
+#: no dual clip, and so does this plan.
+CLIP_RATIO_C = 10000.0
 #: Checkpoint every this many steps (siiRL's SRPO scripts); its default -1 never saves.
 SAVE_FREQ = 5
 
@@ -334,6 +339,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.actor.grad_clip", 1.0),
         ("actor_rollout_ref.actor.clip_ratio_low", 0.2),
         ("actor_rollout_ref.actor.clip_ratio_high", 0.28),
+        ("actor_rollout_ref.actor.clip_ratio_c", CLIP_RATIO_C),
         ("actor_rollout_ref.actor.entropy_coeff", 0.0),
         ("actor_rollout_ref.rollout.name", "hf"),
         ("actor_rollout_ref.rollout.n", training.group_size),
