@@ -187,3 +187,34 @@ def test_read_elsewhere_names_fields_in_siirls_files(path: Path) -> None:
     assert plan.read_elsewhere
     for key, source in plan.read_elsewhere.items():
         assert key.rsplit(".", 1)[-1] in root.joinpath(source).read_text(), (key, source)
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "dapo", "srpo"])
+def test_no_reference_node_while_kl_is_off(algorithm: str) -> None:
+    """siiRL's reference worker crashes with LoRA (``compute_log_prob`` asserts ``_is_actor``)
+    and nothing reads ``ref_log_prob`` with KL off: the chains must not carry one."""
+    from vlagen.targets.siirl_0_2 import _chain
+
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    overrides = dict(make_plan(spec).target("siirl").plan.overrides)
+    assert overrides["algorithm.use_kl_in_reward"] is False
+    assert "actor_rollout_ref.actor.use_kl_loss" not in overrides  # siiRL's default: False
+    nodes = _chain(algorithm)
+    assert all(n.node_role != "REFERENCE" for n in nodes)
+    assert "compute_ref_log_prob" not in " ".join(n.func for n in nodes)
+
+
+def test_the_harness_runs_a_short_episode_siirls_actor_accepts() -> None:
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec).target("siirl").plan
+    harness = plan.harness
+    assert plan.harness_length <= plan.trajectory_length
+    assert plan.harness_length % harness["actor_rollout_ref.actor.traj_mini_batch_size"] == 0
+    envs, n = (harness[f"actor_rollout_ref.{k}"] for k in ("embodied.env.num_envs", "rollout.n"))
+    assert envs >= n
+
+
+def test_dual_clip_is_off_as_in_siirls_srpo_scripts() -> None:
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    overrides = dict(make_plan(spec).target("siirl").plan.overrides)
+    assert overrides["actor_rollout_ref.actor.clip_ratio_c"] == 10000.0  # siiRL's default: 3.0

@@ -44,6 +44,11 @@ MICRO_BATCH = 1
 #: Sampling temperature: siiRL's ``EmbodiedArguments.temperature`` default and its SRPO
 #: scripts' ``rollout.temperature`` (the rollout and the actor read the latter).
 TEMPERATURE = 1.6
+#: Dual-clip PPO's lower bound on negative-advantage ratios: siiRL's default is 3.0
+#: (``params/model_args.py``, applied in ``core_algos.compute_policy_loss_vanilla``); its SRPO
+#: scripts (``examples/embodied_srpo_trainer/run_openvla_oft_libero_*.sh``) set 10000, i.e.
+#: no dual clip, and so does this plan.
+CLIP_RATIO_C = 10000.0
 #: Checkpoint every this many steps (siiRL's SRPO scripts); its default -1 never saves.
 SAVE_FREQ = 5
 
@@ -143,6 +148,15 @@ class SiirlPlan:
     overrides: tuple[tuple[str, object], ...]  #: fixed CLI overrides, checked against siiRL
     runtime_keys: tuple[str, ...]  #: overrides the launch fills in (paths, cluster size)
     read_elsewhere: dict[str, str]  #: keys read only by siiRL code that needs a GPU cluster
+    #: Overrides the CPU fidelity harness appends: a short episode and the smallest group and
+    #: env count siiRL's rollout accepts, so its real loop runs in seconds (see harness_overrides).
+    harness: dict[str, object] | None = None
+
+    @property
+    def harness_length(self) -> int:
+        """Forward passes per episode under :attr:`harness`."""
+        steps = (self.harness or {})["actor_rollout_ref.embodied.env.max_steps"]
+        return steps // self.action_chunks_len
 
     @property
     def graph_id(self) -> str:
@@ -170,7 +184,13 @@ def traj_mini_batch(length: int) -> int | None:
 
 
 def _chain(algorithm: str) -> tuple[PipelineNode, ...]:
-    """The node chain per algorithm: siiRL's built-in chains with the reward node ours."""
+    """The node chain per algorithm: siiRL's built-in chains with the reward node ours, and
+    without their ``reference_log_prob`` node: KL is off (``use_kl_in_reward`` False, no
+    ``use_kl_loss``), the embodied actor selects no ``ref_log_prob``
+    (``engine/actor/embodied_actor.py``), and with LoRA the reference worker's
+    ``compute_ref_log_prob`` calls ``compute_log_prob``, which asserts ``_is_actor``
+    (``engine/fsdp_workers.py``), while ``DAGWorker.compute_ref_log_prob`` reads a
+    ``metrics`` key that path never returns (``dag_worker/dagworker.py``)."""
     rollout = PipelineNode("rollout_actor", f"{DAG_WORKER}.generate", "MODEL_INFERENCE", "ROLLOUT")
     shape = PipelineNode("shape_reward", "@shape", "COMPUTE", "REWARD")
     tail = (
@@ -183,9 +203,6 @@ def _chain(algorithm: str) -> tuple[PipelineNode, ...]:
             "MODEL_TRAIN",
             "ACTOR",
             only_forward_compute=True,
-        ),
-        PipelineNode(
-            "reference_log_prob", f"{DAG_WORKER}.compute_ref_log_prob", "MODEL_TRAIN", "REFERENCE"
         ),
         PipelineNode("actor_train", f"{DAG_WORKER}.train_actor", "MODEL_TRAIN", "ACTOR"),
     )
@@ -238,6 +255,29 @@ def _camera_keys(spec: Spec) -> tuple[tuple[str, str], ...]:
 def _nearest_divisible(length: int) -> int:
     """The nearest trajectory length above ``length`` with a divisor from 2 to 16."""
     return next(n for n in range(length + 1, 2 * length + 2) if traj_mini_batch(n) is not None)
+
+
+#: Forward passes per episode in the fidelity harness: enough for two trajectory pieces of
+#: two steps (siiRL's ``traj_len % traj_mini_batch_size`` assert still runs).
+HARNESS_FORWARDS = 4
+#: Trajectories per group in the harness: two, so GRPO centres a real group and a micro-batch
+#: of two can show what it drops; envs: two per trajectory of the group, so one chunk
+#: (``num_envs // n`` rows) holds both samples of the prompt.
+HARNESS_GROUP, HARNESS_ENVS = 2, 4
+
+
+def harness_overrides(spec: Spec) -> dict[str, object]:
+    """What the CPU fidelity harness appends to the launch's overrides: the spec's episode
+    (up to 64 forwards over a 32k-wide head, per trajectory) cut to :data:`HARNESS_FORWARDS`
+    forwards in pieces of 2, and the group to :data:`HARNESS_GROUP` over
+    :data:`HARNESS_ENVS` envs. Everything else (siiRL's loop, advantage, actor) is unchanged."""
+    forwards = min(HARNESS_FORWARDS, trajectory_length(spec))
+    return {
+        "actor_rollout_ref.embodied.env.max_steps": forwards * steps_per_forward(spec),
+        "actor_rollout_ref.actor.traj_mini_batch_size": 2 if forwards % 2 == 0 else forwards,
+        "actor_rollout_ref.rollout.n": HARNESS_GROUP,
+        "actor_rollout_ref.embodied.env.num_envs": HARNESS_ENVS,
+    }
 
 
 def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
@@ -299,6 +339,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.actor.grad_clip", 1.0),
         ("actor_rollout_ref.actor.clip_ratio_low", 0.2),
         ("actor_rollout_ref.actor.clip_ratio_high", 0.28),
+        ("actor_rollout_ref.actor.clip_ratio_c", CLIP_RATIO_C),
         ("actor_rollout_ref.actor.entropy_coeff", 0.0),
         ("actor_rollout_ref.rollout.name", "hf"),
         ("actor_rollout_ref.rollout.n", training.group_size),
@@ -362,6 +403,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         overrides=tuple(overrides),
         runtime_keys=runtime,
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
+        harness=harness_overrides(spec),
     )
 
 
@@ -458,11 +500,12 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{_nearest_divisible(length) * steps_per_forward(spec)}",
         )
     suite = task_suite(spec)
-    longest = len(f"{suite}_task_999_trial_9999".encode())
+    longest = len(f"{suite}_task_999_trial_9999_s{max(env.num_envs - 1, 0)}".encode())
     if longest > TASK_FILE_NAME_BYTES:
         yield Issue(
             ("env", "task_suite") if env.task_suite else ("project", "name"),
-            f"{where} packs '<suite>_task_<id>_trial_<id>' into {TASK_FILE_NAME_BYTES} bytes; "
+            f"{where} packs '<suite>_task_<id>_trial_<id>_s<env>' into "
+            f"{TASK_FILE_NAME_BYTES} bytes; "
             f"the suite name {suite!r} is {len(suite.encode())} bytes, at most "
             f"{TASK_FILE_NAME_BYTES - longest + len(suite.encode())} fit",
         )
