@@ -24,8 +24,10 @@ Stand-ins, each for something that cannot run here, in :func:`cpu_cluster`:
   collectives between worker groups; here in-process queues that pass one shard through
   RLinf's own ``split_fn`` / ``merge_fn``, with the rollout worker on a thread as its own
   Ray actor would be (``broadcast`` is the env workers' start-up barrier: one rank).
-- ``create_device_mesh`` and the FSDP strategy: FSDP needs an accelerator per rank; the
-  policy trains unwrapped and gradients are clipped with ``actor.optim.clip_grad``.
+- ``create_device_mesh`` and the FSDP strategy, in the round: FSDP needs an accelerator
+  per rank; the policy trains unwrapped and gradients are clipped with
+  ``actor.optim.clip_grad``. The FSDP tests (:func:`fsdp_round`) run RLinf's real FSDP
+  strategy over the policy at the config's precision, on the CPU (``cpu_fsdp``).
 - ``all_reduce_dict``: it averages with ``ReduceOp.AVG``, which only NCCL has; over one
   rank the average is the value.
 - ``transformers.AutoModelForVision2Seq``, where transformers 5 is installed: RLinf's FSDP
@@ -41,7 +43,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -286,8 +290,11 @@ def cpu_cluster(tmp: Path):
 
 class ReadLog:
     """Records the full key of every config read (attribute, item, ``get``, ``in``,
-    ``OmegaConf.select`` / ``to_container``) while it is active. Instrumentation, not a
-    stand-in: the wrapped methods return what they return."""
+    ``OmegaConf.select``, and reads of what ``to_container`` returns, see
+    :class:`ReadDict`) while it is active, except the ``get`` and
+    ``in`` of RLinf's ``validate_*`` functions: filling in a default is not a use (reads of
+    a value there, checks and branches, are). Instrumentation, not a stand-in: the wrapped
+    methods return what they return."""
 
     def __init__(self) -> None:
         self.keys: set[str] = set()
@@ -309,13 +316,19 @@ class ReadLog:
     @contextlib.contextmanager
     def recording(self):
         mp = pytest.MonkeyPatch()
-        for name in ("__getattr__", "__getitem__", "get", "__contains__"):
-            mp.setattr(DictConfig, name, self._reader(getattr(DictConfig, name)))
+        for name in ("__getattr__", "__getitem__"):
+            mp.setattr(DictConfig, name, self._reader(getattr(DictConfig, name), False))
+        for name in ("get", "__contains__"):  # how validate_cfg fills in defaults
+            mp.setattr(DictConfig, name, self._reader(getattr(DictConfig, name), True))
         to_container, select = OmegaConf.to_container, OmegaConf.select
 
         def to_container_read(cfg: Any, *args: Any, **kwargs: Any) -> Any:
+            out = to_container(cfg, *args, **kwargs)
+            if isinstance(cfg, DictConfig) and type(out) is dict:
+                prefix = cfg._get_full_key(None)
+                return ReadDict(out, self, f"{prefix}." if prefix else "")
             self.add_tree(cfg, "")
-            return to_container(cfg, *args, **kwargs)
+            return out
 
         def select_read(cfg: Any, key: str, *args: Any, **kwargs: Any) -> Any:
             if isinstance(cfg, DictConfig):
@@ -330,14 +343,81 @@ class ReadLog:
         finally:
             mp.undo()
 
-    def _reader(self, method: Any) -> Any:
+    def _reader(self, method: Any, filling_defaults: bool) -> Any:
         log = self
 
         def read(self: DictConfig, key: Any, *args: Any, **kwargs: Any) -> Any:
-            log.add(self, key)
+            if not (filling_defaults and by_validation(sys._getframe(1))):
+                log.add(self, key)
             return method(self, key, *args, **kwargs)
 
         return read
+
+
+class ReadDict(dict):
+    """What ``OmegaConf.to_container`` returns while a :class:`ReadLog` records: the same
+    dict, whose reads are recorded like the config's (a conversion alone reads nothing;
+    iterating reads every key). Instrumentation, not a stand-in."""
+
+    def __init__(
+        self, data: Any = (), log: ReadLog | None = None, prefix: str = ""
+    ) -> None:
+        super().__init__(data)
+        self._log, self._prefix = log, prefix
+        for key, value in dict.items(self):
+            if type(value) is dict:
+                dict.__setitem__(self, key, ReadDict(value, log, f"{prefix}{key}."))
+
+    def _mark(self, key: Any) -> None:
+        if self._log is not None and isinstance(key, str):
+            self._log.keys.add(self._prefix + key)
+
+    def _mark_all(self) -> None:
+        for key in dict.keys(self):
+            self._mark(key)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._mark(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._mark(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: Any) -> bool:
+        self._mark(key)
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self._mark_all()
+        return super().__iter__()
+
+    def keys(self) -> Any:
+        self._mark_all()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._mark_all()
+        return super().items()
+
+    def values(self) -> Any:
+        self._mark_all()
+        return super().values()
+
+
+def by_validation(frame: Any) -> bool:
+    """The read is made by ``rlinf/config.py``'s ``validate_*``. ``frame`` is the reader's
+    caller; OmegaConf's own frames and this file's are skipped to find who asked."""
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if f"{os.sep}omegaconf{os.sep}" not in path and path != __file__:
+            parts = Path(path).parts
+            return parts[-2:] == (
+                "rlinf",
+                "config.py",
+            ) and frame.f_code.co_name.startswith("validate")
+        frame = frame.f_back
+    return False
 
 
 def flat_keys(tree: Any, prefix: str = "") -> list[str]:
@@ -599,12 +679,14 @@ def test_one_optimizer_step_updates_the_tiny_policy(launched: Round) -> None:
     assert moved, "the optimizer step changed no weight"
 
 
-def test_every_config_key_is_read(launched: Round) -> None:
+def test_every_config_key_is_read(launched: Round, fsdp: SimpleNamespace) -> None:
     """Each key config.yaml sets is read by RLinf's launch path or this package while the
-    round runs, or is declared in READ_ELSEWHERE with the RLinf file that reads it."""
+    round and the FSDP wrap run, or is declared in READ_ELSEWHERE with the RLinf file that
+    reads it."""
     tree = OmegaConf.to_container(OmegaConf.load(HERE / "config.yaml"), resolve=False)
     keys = flat_keys({k: v for k, v in tree.items() if k not in ("defaults", "hydra")})
-    unread = [k for k in keys if k not in launched.reads and not read_elsewhere(k)]
+    reads = launched.reads | fsdp.reads
+    unread = [k for k in keys if k not in reads and not read_elsewhere(k)]
     assert unread == [], f"config keys nothing reads: {unread}"
     root = Path(import_rlinf("rlinf").__file__).parent
     for key, (source, _why) in READ_ELSEWHERE.items():
@@ -613,6 +695,164 @@ def test_every_config_key_is_read(launched: Round) -> None:
         assert any(read_elsewhere(k) for k in keys if k.startswith(key)), (
             f"{key}: not set"
         )
+
+
+# -- FSDP: RLinf's strategy over the policy a GPU worker builds -----------------------------
+
+
+def cpu_fsdp():
+    """``FSDP`` as RLinf's strategy module names it, on the CPU: the strategy passes
+    ``device_id=LOCAL_RANK``, a CUDA index (here the CPU), and ``sync_module_states``,
+    which FSDP only does from an accelerator (over one rank it broadcasts nothing).
+    Everything else as passed."""
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    class CpuFSDP(FullyShardedDataParallel):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.update(device_id=torch.device("cpu"), sync_module_states=False)
+            super().__init__(*args, **kwargs)
+
+    return CpuFSDP
+
+
+def fsdp_round(launched: Round, tmp: Path) -> SimpleNamespace:
+    """The policy as ``build_policy`` builds it on a GPU (``actor.model.precision``),
+    wrapped by RLinf's own FSDP strategy (``FSDPStrategyBase.create`` / ``wrap_model``:
+    its ``get_fsdp_wrap_policy``, the config's mixed precision, sharding strategy and
+    ``use_orig_params``) on a one-rank gloo group; then the actor's forward on a
+    micro-batch of the round, backward inside the strategy's ``before_micro_batch`` and
+    its ``clip_grad_norm_``. Stand-ins: ``cpu_fsdp``, and the CPU ``torch_platform``."""
+    from navsim_vla.targets.rlinf.policy import load_policy
+    from navsim_vla.targets.rlinf.register import register
+
+    base = import_rlinf("rlinf.hybrid_engines.fsdp.strategy.base").FSDPStrategyBase
+    strategy_module = import_rlinf("rlinf.hybrid_engines.fsdp.strategy.fsdp")
+    to_dtype = import_rlinf("rlinf.config").torch_dtype_from_precision
+    register()  # get_fsdp_wrap_policy looks the model type up in RLinf's registry
+    cfg = OmegaConf.load(HERE / "config.yaml")
+    cfg.actor.model.model_path = (
+        launched.cfg.actor.model.model_path
+    )  # the tiny checkpoint
+    actor_cfg = import_rlinf("rlinf.config").validate_fsdp_cfg(cfg.actor)
+    dtype = to_dtype(actor_cfg.model.precision)
+    policy = load_policy(actor_cfg.model, torch.device("cpu"), dtype)
+    forward_inputs = launched.micro["forward_inputs"]
+    options = {"compute_logprobs": True, "compute_entropy": True, "use_cache": False}
+    with torch.no_grad():
+        unwrapped = policy(
+            forward_inputs=forward_inputs, compute_values=False, **options
+        )
+    layers = policy._no_split_modules or []
+    split = [id(m) for m in policy.modules() if type(m).__name__ in layers]
+    log = ReadLog()
+    mp = pytest.MonkeyPatch()
+    mp.setattr(strategy_module, "FSDP", cpu_fsdp())
+    mp.setattr(import_rlinf("rlinf.scheduler").Worker, "torch_platform", CpuPlatform())
+    mp.setattr(import_rlinf("rlinf.scheduler").Worker, "torch_device_type", "cpu")
+    mp.setenv("LOCAL_RANK", "0")
+    torch.distributed.init_process_group(
+        "gloo", init_method=f"file://{tmp / 'fsdp_group'}", rank=0, world_size=1
+    )
+    try:
+        with log.recording():
+            strategy = base.create(actor_cfg, world_size=1)
+            wrapped = strategy.wrap_model(policy, device_mesh=None)
+            units = [unit.module for unit in strategy_module.FSDP.fsdp_modules(wrapped)]
+            value_head = False
+            out = wrapped(
+                forward_inputs=forward_inputs, compute_values=value_head, **options
+            )
+            loss = out["logprobs"].sum() - out["entropy"].sum()
+            if value_head:
+                loss = loss + out["values"].square().sum()
+            with strategy.before_micro_batch(wrapped, is_last_micro_batch=True):
+                loss.backward()
+            grads = [q.grad for q in wrapped.parameters() if q.grad is not None]
+            grad_norm = strategy.clip_grad_norm_(wrapped)
+    finally:
+        torch.distributed.destroy_process_group()
+        mp.undo()
+    return SimpleNamespace(
+        dtype=dtype,
+        layers=layers,
+        split=split,
+        units=units,
+        unwrapped=unwrapped,
+        out=out,
+        grads=grads,
+        grad_norm=grad_norm,
+        n=forward_inputs["action_tokens"].shape[0],
+        reads=log.keys,
+    )
+
+
+@pytest.fixture(scope="module")
+def fsdp(launched: Round, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    return fsdp_round(launched, tmp_path_factory.mktemp("rlinf_fsdp"))
+
+
+def test_fsdp_wraps_each_layer_class_as_its_own_unit(fsdp: SimpleNamespace) -> None:
+    assert fsdp.dtype == getattr(torch, SPEC.model.dtype)  # actor.model.precision
+    assert "LlamaDecoderLayer" in fsdp.layers, (
+        fsdp.layers
+    )  # the tiny model's decoder layer
+    assert len(fsdp.split) >= len(fsdp.layers)
+    units = {id(m) for m in fsdp.units}
+    assert all(i in units for i in fsdp.split), "a layer class is not its own FSDP unit"
+    assert len(units) == 1 + len(
+        fsdp.split
+    )  # and the root: embeddings, heads, the rest
+
+
+def test_fsdp_forward_and_backward_at_the_configs_precision(
+    fsdp: SimpleNamespace,
+) -> None:
+    out, n = fsdp.out, fsdp.n
+    assert (
+        out["logprobs"].shape == (n, CHUNK * DIM)
+        and torch.isfinite(out["logprobs"]).all()
+    )
+    # The rollout's unwrapped policy and the FSDP actor agree up to bfloat16 rounding (FSDP
+    # also casts buffers to buffer_dtype): a PPO ratio within 1 +- 0.5%.
+    torch.testing.assert_close(
+        out["logprobs"], fsdp.unwrapped["logprobs"], atol=5e-3, rtol=0
+    )
+    assert fsdp.grads and all(torch.isfinite(g).all() for g in fsdp.grads)
+    assert any(g.abs().sum() > 0 for g in fsdp.grads)
+    assert fsdp.grad_norm > 0 and torch.isfinite(torch.tensor(fsdp.grad_norm))
+
+
+def test_gradient_checkpointing_as_rlinfs_fsdp_manager_enables_it(
+    launched: Round,
+) -> None:
+    """``fsdp_config.gradient_checkpointing: true`` makes RLinf's FSDP manager call
+    ``gradient_checkpointing_enable()`` on the built policy; training still reaches every
+    trainable weight the loss depends on."""
+    from navsim_vla.targets.rlinf.policy import load_policy
+
+    cfg = launched.cfg.actor.model
+    forward_inputs = launched.micro["forward_inputs"]
+
+    def grads(checkpointing: bool) -> dict[str, torch.Tensor]:
+        torch.manual_seed(0)
+        policy = load_policy(cfg, torch.device("cpu"), torch.float32)
+        if checkpointing:
+            policy.gradient_checkpointing_enable()
+        policy.train()
+        out = policy(
+            forward_inputs=forward_inputs, compute_logprobs=True, use_cache=False
+        )
+        out["logprobs"].sum().backward()
+        return {n: q.grad for n, q in policy.named_parameters() if q.requires_grad}
+
+    plain, checkpointed = grads(False), grads(True)
+    assert plain.keys() == checkpointed.keys()
+    for name, grad in plain.items():
+        if grad is not None and grad.abs().sum() > 0:
+            assert checkpointed[name] is not None, (
+                f"{name}: no gradient with checkpointing"
+            )
+            torch.testing.assert_close(checkpointed[name], grad, atol=1e-5, rtol=1e-4)
 
 
 def read_elsewhere(key: str) -> bool:

@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -36,8 +37,10 @@ from navsim_vla.targets import patch_on_import
 from navsim_vla.targets.siirl import manifest, pipeline, rollout, train
 from navsim_vla.targets.siirl.env import (
     CAMERA_KEYS,
+    MAIN_CAMERA,
     TASK_SUITE,
     SiirlEnv,
+    egl_device,
     to_canonical,
     to_siirl,
 )
@@ -94,7 +97,7 @@ def test_blocking_reset_returns_what_the_rollout_reads(env: SiirlEnv) -> None:
         assert (
             result["active"] and not result["complete"] and result["finish_step"] == 0
         )
-        assert result["task_file_name"] == f"{TASK_SUITE}_task_0_trial_{i}"
+        assert result["task_file_name"] == f"{TASK_SUITE}_task_0_trial_{i}_s{i}"
         assert (
             len(result["task_file_name"].encode()) <= 50
         )  # siiRL packs it in 50 bytes
@@ -131,6 +134,21 @@ def test_blocking_step_retires_envs_as_the_rollout_expects(env: SiirlEnv) -> Non
         env.env.step(
             np.zeros((4, SPEC.model.action.chunk, SPEC.model.action.dim)), [1, 0, 0, 0]
         )
+
+
+def test_valid_images_hold_a_frame_per_env_step(env: SiirlEnv) -> None:
+    """As siiRL's LIBERO adapter: one ``valid_images`` frame per env step of the chunk."""
+    env._blocking_reset(task_ids=[0, 0])
+    before = env.env.lengths[:2].copy()
+    results = env._blocking_step({"actions": siirl_actions(2), "indices": [0, 1]})
+    frames = env.env.observe()
+    for i in (0, 1):
+        images = results[i]["valid_images"]
+        assert (
+            len(images) == env.env.lengths[i] - before[i] == results[i]["finish_step"]
+        )
+        np.testing.assert_array_equal(images[-1], frames[MAIN_CAMERA][i])
+    assert env.frames.frames[0] == []  # taken: the next chunk starts empty
 
 
 def test_blocking_step_rejects_actions_of_another_shape(env: SiirlEnv) -> None:
@@ -242,6 +260,67 @@ def test_overrides_land_in_siirls_parsed_arguments(
     assert args.dag.custom_pipeline_fn == "navsim_vla.targets.siirl.pipeline:pipeline"
     fn_module, fn_name = args.dag.custom_pipeline_fn.split(":")
     assert getattr(importlib.import_module(fn_module), fn_name) is pipeline.pipeline
+
+
+def _siirl_function(source: str, name: str) -> object:
+    """One top-level function of siiRL's installed ``source``, compiled alone (its module
+    imports scikit-learn and SciPy at its top, which the tests do not install)."""
+    root = Path(importlib.util.find_spec("siirl").origin).parent
+    tree = ast.parse(root.joinpath(source).read_text())
+    node = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name
+    )
+    namespace: dict = {"re": re}
+    exec(compile(ast.Module([node], []), source, "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def test_a_chunks_repeated_prompt_gets_one_label_per_env(env: SiirlEnv) -> None:
+    """siiRL repeats each prompt n times in a row, so one chunk's rows share (task, trial);
+    its rollout keys the V-JEPA frames by ``task_file_name``: the labels must differ, and its
+    reward must still read the task from them."""
+    results = env._blocking_reset(task_ids=[0, 0, 0, 0], trial_ids=[7, 7, 7, 7])
+    names = [r["task_file_name"] for r in results]
+    assert len(set(names)) == len(names)
+    assert all(len(name.encode()) <= 50 for name in names)
+    extract = _siirl_function("utils/reward_score/embodied.py", "_extract_task_name")
+    for name in names:  # siiRL's regex reads LIBERO suite names: as one, if ours is not
+        libero = name if name.startswith("libero_") else f"libero_{name}"
+        assert extract(libero) == libero.split("_trial_")[0]
+        assert extract(libero).endswith("_task_0")
+
+
+def test_egl_renders_on_the_gpu_the_ray_worker_sees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """siiRL passes ``gpu_ids=[rank % n_gpus_per_node]``; a Ray worker sees only its GPU."""
+    assert egl_device(3, visible="3") == 0
+    assert (
+        egl_device(1, visible="6") == 0
+    )  # one visible GPU: device 0 whatever the rank
+    assert egl_device(5, visible="4,5") == 1
+    assert egl_device(2, visible="") == 2  # nothing masked: the rank's own
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
+    monkeypatch.delenv("MUJOCO_EGL_DEVICE_ID", raising=False)
+    SiirlEnv(num_envs=1, max_steps=2, gpu_ids=[3], backend="synthetic").close()
+    assert os.environ["MUJOCO_EGL_DEVICE_ID"] == "0"
+
+
+def test_the_manifest_gives_every_rank_a_batch() -> None:
+    """siiRL's partition (``partitioned_dataset.py``, drop_last): ``total // world`` rows per
+    rank; its loader asserts one batch of ``train_batch_size // world`` fits."""
+    tasks = len(
+        {row["task_id"] for row in manifest.manifest_rows(1, backend="synthetic")}
+    )
+    for world in (1, 2, 8, 16, 64, 256):
+        rows = len(
+            manifest.manifest_rows(
+                manifest.trials_for(tasks, world), backend="synthetic"
+            )
+        )
+        assert rows // world >= SPEC.training.train_batch_size // world
+    assert manifest.trials_for(1, 16, batch_size=128) == 128  # 50 rows: 3 per rank < 8
+    assert manifest.trials_for(1, 1, batch_size=8) == manifest.DEFAULT_TRIALS
 
 
 def test_manifest_lists_every_task_and_trial(tmp_path: Path) -> None:
@@ -428,3 +507,31 @@ def test_the_launch_gives_the_env_the_trainers_gpu_count() -> None:
     )
     assert "trainer.n_gpus_per_node=3" in argv
     assert "actor_rollout_ref.embodied.n_gpus_per_node=3" in argv
+
+
+@pytest.mark.parametrize("nnodes", [1, 2])
+def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
+    tmp_path: Path, nnodes: int
+) -> None:
+    """What the README says of ``launch.sh train``: ``--address auto`` only with NNODES > 1, and
+    the manifest written for NNODES x GPUS_PER_NODE ranks. ``python`` is a recorder here."""
+    import subprocess
+
+    script = Path(train.__file__).with_name("launch.sh")
+    log = tmp_path / "calls"
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{fake.parent}:{os.environ['PATH']}",
+        "NNODES": str(nnodes),
+        "GPUS_PER_NODE": "4",
+        "DATA_DIR": str(tmp_path / "data"),
+    }
+    subprocess.run(["bash", str(script), "train"], env=env, check=True, timeout=60)
+    manifest_call, train_call = log.read_text().splitlines()
+    assert manifest_call.endswith(f"--world-size {nnodes * 4}")
+    assert ("--address auto" in train_call) == (nnodes > 1)
+    assert f"--nnodes {nnodes} --gpus-per-node 4" in train_call

@@ -46,7 +46,16 @@ from navsim_vla.targets.siirl.env import SiirlEnv
 pytestmark = pytest.mark.fidelity
 
 BACKEND = "synthetic"
-TRAJ_LEN = 64  # forward passes per episode
+#: Appended to the launch's overrides: a short episode, a group of two over four envs (the
+#: launch's own episode is 64 forwards; its 32k-wide head over every step of
+#: every trajectory would take minutes of CPU). siiRL's loop, split and asserts are unchanged.
+HARNESS: dict[str, object] = {
+    "actor_rollout_ref.embodied.env.max_steps": 4,
+    "actor_rollout_ref.actor.traj_mini_batch_size": 2,
+    "actor_rollout_ref.rollout.n": 2,
+    "actor_rollout_ref.embodied.env.num_envs": 4,
+}
+TRAJ_LEN = 4  # forward passes per episode under HARNESS
 GPUS = 2  # what the launch passes as --gpus-per-node
 #: Override keys read by siiRL code this harness cannot run, each with the siiRL file that
 #: reads it (checked to name the key's field); every other key must be read here.
@@ -302,7 +311,7 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def step(siirl: types.SimpleNamespace, checkpoint: str) -> Step:
-    return Step(siirl, checkpoint)
+    return Step(siirl, checkpoint, **HARNESS)
 
 
 def test_only_gpu_only_and_huge_modules_are_stood_in(

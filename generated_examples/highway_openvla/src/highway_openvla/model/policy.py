@@ -61,7 +61,10 @@ class PolicyOutput:
 
 
 class ValueHead(torch.nn.Module):
-    """A critic on the hidden state that predicts the first action token (float32)."""
+    """A critic on the hidden state that predicts the first action token. Built in the
+    policy's dtype (FSDP flattens a unit's parameters into one tensor of one dtype); it
+    computes in the dtype its weights have at call time (FSDP's mixed precision may cast
+    them) and returns float32."""
 
     def __init__(self, hidden_size: int, sizes: tuple[int, ...] = (512, 128)) -> None:
         super().__init__()
@@ -73,7 +76,8 @@ class ValueHead(torch.nn.Module):
         self.net = torch.nn.Sequential(*layers)
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.net(hidden.float()).squeeze(-1)
+        weight = self.net[-1].weight
+        return self.net(hidden.to(weight.dtype)).squeeze(-1).float()
 
 
 def default_device() -> torch.device:
@@ -109,7 +113,7 @@ class Policy(torch.nn.Module):
         super().__init__()
         self.backbone = backbone
         self.model = backbone.model  # registered: its parameters are the policy's
-        self.value_head = ValueHead(backbone.hidden_size).to(device)
+        self.value_head = ValueHead(backbone.hidden_size).to(device, dtype)
         self.images = ImagePreprocessor(image_mean, image_std, device, dtype)
         self.tokens = ActionTokenizer(device)
         self.normalizer = normalizer

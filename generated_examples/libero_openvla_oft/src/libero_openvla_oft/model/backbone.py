@@ -145,7 +145,11 @@ def load_backbone(
     model: torch.nn.Module = network
     from peft import LoraConfig, get_peft_model
 
-    model = get_peft_model(network, LoraConfig(**LORA, bias="none"))
+    # The adapters in the base weights' dtype (peft upcasts them to float32 by default): a
+    # model of one dtype, as FSDP flattens each unit's parameters into one tensor.
+    model = get_peft_model(
+        network, LoraConfig(**LORA, bias="none"), autocast_adapter_dtype=False
+    )
     return Backbone(model=model, network=network, tokenizer=tokenizer, base=base)
 
 

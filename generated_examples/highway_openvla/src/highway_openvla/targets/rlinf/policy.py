@@ -62,6 +62,35 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
             return self.policy.value_head
         return torch.nn.Module.__getattr__(self, name)
 
+    @property
+    def _no_split_modules(self) -> list[str] | None:
+        """The layer classes FSDP wraps as units of their own: RLinf's wrap policy
+        (``get_fsdp_wrap_policy``, with no ``fsdp_config.wrap_policy``) reads this name.
+        The union of what the loaded transformers models declare (a decoder layer, a
+        vision encoder layer…) that occurs in this policy; None where nothing does."""
+        present = {type(m).__name__ for m in self.modules()}
+        declared: list[str] = []
+        for module in self.modules():
+            names = (
+                None if module is self else getattr(module, "_no_split_modules", None)
+            )
+            for name in names or ():
+                if name in present and name not in declared:
+                    declared.append(name)
+        return declared or None
+
+    def gradient_checkpointing_enable(
+        self, gradient_checkpointing_kwargs: dict[str, Any] | None = None
+    ) -> None:
+        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``."""
+        network = self.policy.backbone.network
+        network.gradient_checkpointing_enable(
+            gradient_checkpointing_kwargs=gradient_checkpointing_kwargs
+        )
+        # Reentrant checkpoints only pass gradients on when their inputs need them; with
+        # frozen embeddings (LoRA) the adapters inside would get none.
+        network.enable_input_require_grads()
+
     @torch.no_grad()
     def predict_action_batch(
         self,
@@ -231,9 +260,17 @@ def build_policy(
     cfg: Mapping[str, Any], torch_dtype: torch.dtype | None = None
 ) -> RLinfPolicy:
     """RLinf's model builder: ``cfg`` is ``actor.model`` (or the rollout's copy of it)."""
-    check_model_config(cfg)
     device = default_device()
     dtype = torch_dtype if device.type == "cuda" else torch.float32
+    return load_policy(cfg, device, dtype)
+
+
+def load_policy(
+    cfg: Mapping[str, Any], device: torch.device, dtype: torch.dtype
+) -> RLinfPolicy:
+    """:func:`build_policy` on a given device and dtype (tests build it in bfloat16 on the
+    CPU, as a GPU worker builds it at ``actor.model.precision``)."""
+    check_model_config(cfg)
     loader = {
         "trust_remote_code": bool(cfg["trust_remote_code"]),
         "attn_implementation": cfg["attn_implementation"],
@@ -253,4 +290,5 @@ __all__ = [
     "RLinfPolicy",
     "build_policy",
     "check_model_config",
+    "load_policy",
 ]

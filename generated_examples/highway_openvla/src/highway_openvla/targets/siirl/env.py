@@ -45,6 +45,45 @@ LIBERO_STATE = False
 Result = dict[str, Any]
 
 
+class SubStepFrames:
+    """The main camera's frame after every env step of a chunk, per env: siiRL's LIBERO
+    adapter appends one ``valid_images`` entry per env step (its V-JEPA reward samples the
+    video), while ``VecEnv.step`` runs a whole chunk. Plugged in as the env core's recorder,
+    whose ``add`` it calls after each of those steps with the buffers and the stepped envs."""
+
+    def __init__(self, num_envs: int) -> None:
+        self.frames: list[list[np.ndarray]] = [[] for _ in range(num_envs)]
+
+    def add(self, buffers: dict[str, np.ndarray], active: np.ndarray) -> None:
+        for i in np.flatnonzero(active):
+            self.frames[i].append(buffers[MAIN_CAMERA][i].copy())
+
+    def take(self, i: int) -> list[np.ndarray]:
+        """Env ``i``'s frames since the last ``take``."""
+        out, self.frames[i] = self.frames[i], []
+        return out
+
+    def finish(self, ids: object, episodes: object) -> None:
+        """Episodes end in the core; nothing is written."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def egl_device(gpu_id: int, visible: str | None = None) -> int:
+    """The EGL device for siiRL's ``gpu_ids=[rank % n_gpus_per_node]``: each DAG worker is a
+    Ray actor given its own GPU (``CUDA_VISIBLE_DEVICES`` lists one), and EGL enumerates only
+    the visible devices, so the index of ``gpu_id`` among them (0 for a single entry, or
+    ``gpu_id`` modulo their count if it is not listed); ``gpu_id`` when nothing is masked."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES") if visible is None else visible
+    entries = [v.strip() for v in (visible or "").split(",") if v.strip()]
+    if not entries:
+        return gpu_id
+    if str(gpu_id) in entries:
+        return entries.index(str(gpu_id))
+    return 0 if len(entries) == 1 else gpu_id % len(entries)
+
+
 def to_canonical(actions: np.ndarray) -> np.ndarray:
     """siiRL's decoded actions ``[B, CHUNK, DIM]`` in the env core's canonical units."""
     out = np.array(actions, dtype=np.float32)
@@ -105,7 +144,7 @@ class SiirlEnv(BaseVLAEnvironment):
                 f"{TASK_SUITE!r} (the task manifest's task_suite_name)"
             )
         if gpu_ids:
-            os.environ.setdefault("MUJOCO_EGL_DEVICE_ID", str(gpu_ids[0]))
+            os.environ.setdefault("MUJOCO_EGL_DEVICE_ID", str(egl_device(gpu_ids[0])))
         self.task_suite_name = env_name
         self.env_num = num_envs
         self.max_steps = max_steps
@@ -119,6 +158,10 @@ class SiirlEnv(BaseVLAEnvironment):
             max_episode_steps=max_steps,
             auto_reset=False,
         )
+        self.frames = SubStepFrames(num_envs)
+        self.env.recorder = (
+            self.frames
+        )  # video=False: the core has no recorder of its own
         self.batch = 0  # envs the last _blocking_reset started: the rollout's chunk
         self.labels: list[str] = []
 
@@ -151,9 +194,11 @@ class SiirlEnv(BaseVLAEnvironment):
         ids = np.arange(len(tasks))
         self.env.reset(env_ids=ids, task_ids=tasks, state_ids=states)
         self.batch = len(tasks)
+        # one label per env slot: siiRL repeats each prompt n times in a row, so a chunk's
+        # rows share (task, trial), and its rollout keys V-JEPA frames by this name
         self.labels = [
-            f"{self.task_suite_name}_task_{task}_trial_{trial}"
-            for task, trial in zip(tasks, trials, strict=True)
+            f"{self.task_suite_name}_task_{task}_trial_{trial}_s{i}"
+            for i, (task, trial) in enumerate(zip(tasks, trials, strict=True))
         ]
         obs = self.env.observe()
         return [
@@ -186,6 +231,8 @@ class SiirlEnv(BaseVLAEnvironment):
         full[:b] = to_canonical(actions.reshape(b, CHUNK, DIM))
         active = np.zeros(self.env.num_envs, bool)
         active[indices] = True
+        for i in indices:
+            self.frames.take(i)
         obs, *_ = self.env.step(full, active)
         results: list[Result | None] = [None] * b
         for i in indices:
@@ -195,7 +242,9 @@ class SiirlEnv(BaseVLAEnvironment):
                 "active": not self.env.over[i],
                 "complete": bool(self.env.successes[i]),
                 "finish_step": int(self.env.lengths[i]),
-                "valid_images": [obs[MAIN_CAMERA][i]],
+                "valid_images": self.frames.take(
+                    i
+                ),  # one per env step, the last one obs's
             }
         return results
 

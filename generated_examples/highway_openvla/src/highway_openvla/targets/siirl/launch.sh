@@ -33,7 +33,8 @@ command=${1:-}
 [ $# -gt 0 ] && shift
 case "$command" in
     manifest)
-        python -m "$PACKAGE.targets.siirl.manifest" "$DATA_DIR" "$@"
+        python -m "$PACKAGE.targets.siirl.manifest" "$DATA_DIR" \
+            --world-size "$((NNODES * GPUS_PER_NODE))" "$@"
         ;;
     head)
         ray start --head --port="$RAY_PORT" --num-gpus="$GPUS_PER_NODE"
@@ -44,7 +45,8 @@ case "$command" in
         ;;
     train)
         if [ ! -f "$DATA_DIR/train.parquet" ]; then
-            python -m "$PACKAGE.targets.siirl.manifest" "$DATA_DIR"
+            python -m "$PACKAGE.targets.siirl.manifest" "$DATA_DIR" \
+                --world-size "$((NNODES * GPUS_PER_NODE))"
         fi
         address=()
         if [ "$NNODES" -gt 1 ]; then

@@ -4,7 +4,7 @@
 ``validate.parquet`` with ``task_suite_name``, ``task_id``, ``trial_id``, ``prompt_id``.
 
 siiRL 0.2.0 ships a LIBERO-only writer and never calls it; this one reads the env preset's
-task catalogue. Usage: ``python -m highway_openvla.targets.siirl.manifest DIR [--trials N]``.
+task catalogue. Usage: ``python -m highway_openvla.targets.siirl.manifest DIR [--trials N] [--world-size W]``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,20 @@ from ...spec import SPEC
 from .env import TASK_SUITE
 
 DEFAULT_TRIALS = 50
+
+
+def trials_for(
+    tasks: int, world_size: int, batch_size: int = SPEC.training.train_batch_size
+) -> int:
+    """Trials per task (at least :data:`DEFAULT_TRIALS`) so that each of ``world_size`` ranks
+    gets a full batch: siiRL splits the rows ``total // world`` per rank
+    (``partitioned_dataset.py``, drop_last) and asserts one batch of
+    ``train_batch_size // world`` fits (``data_loader_node.py``)."""
+    per_rank = batch_size // world_size
+    trials = DEFAULT_TRIALS
+    while (tasks * trials) // world_size < per_rank:
+        trials += 1
+    return trials
 
 
 def manifest_rows(trials: int, backend: str | None = None) -> list[dict]:
@@ -38,12 +52,19 @@ def manifest_rows(trials: int, backend: str | None = None) -> list[dict]:
 
 
 def write_manifest(
-    directory: str | Path, trials: int = DEFAULT_TRIALS, backend: str | None = None
+    directory: str | Path,
+    trials: int | None = None,
+    backend: str | None = None,
+    world_size: int = 1,
 ) -> tuple[Path, Path]:
     """Write both manifests (the same rows, as siiRL's LIBERO writer does) into ``directory``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if trials is None:
+        trials = trials_for(
+            len(load_backend(backend or SPEC.env.backend).tasks()), world_size
+        )
     rows = manifest_rows(trials, backend)
     table = pa.Table.from_pylist(
         rows,
@@ -68,13 +89,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", help="where train.parquet and validate.parquet go")
     parser.add_argument(
-        "--trials", type=int, default=DEFAULT_TRIALS, help="trials per task"
+        "--trials", type=int, default=None, help="trials per task (default: trials_for)"
+    )
+    parser.add_argument(
+        "--world-size",
+        type=int,
+        default=1,
+        help="GPUs in the run (nodes x GPUs per node)",
     )
     parser.add_argument(
         "--backend", default=None, help="env backend whose tasks to list"
     )
     args = parser.parse_args(argv)
-    train, valid = write_manifest(args.directory, args.trials, args.backend)
+    train, valid = write_manifest(
+        args.directory, args.trials, args.backend, args.world_size
+    )
     print(f"wrote {train} and {valid}")
     return 0
 

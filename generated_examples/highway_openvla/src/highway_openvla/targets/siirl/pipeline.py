@@ -10,7 +10,6 @@ The chain is siiRL's own for the algorithm (algorithm.adv_estimator=grpo; the GR
 - ``shape_reward``: shape_reward (below) (COMPUTE / REWARD)
 - ``calculate_advantages``: siirl.dag_worker.dagworker:DAGWorker.compute_advantage (COMPUTE / ADVANTAGE)
 - ``actor_old_log_prob``: siirl.dag_worker.dagworker:DAGWorker.compute_old_log_prob (MODEL_TRAIN / ACTOR)
-- ``reference_log_prob``: siirl.dag_worker.dagworker:DAGWorker.compute_ref_log_prob (MODEL_TRAIN / REFERENCE)
 - ``actor_train``: siirl.dag_worker.dagworker:DAGWorker.train_actor (MODEL_TRAIN / ACTOR)
 """
 
@@ -53,13 +52,6 @@ NODES: tuple[tuple[str, str, str, str, bool], ...] = (
         "MODEL_TRAIN",
         "ACTOR",
         True,
-    ),
-    (
-        "reference_log_prob",
-        "siirl.dag_worker.dagworker:DAGWorker.compute_ref_log_prob",
-        "MODEL_TRAIN",
-        "REFERENCE",
-        False,
     ),
     (
         "actor_train",

@@ -12,7 +12,6 @@ The chain is siiRL's own for the algorithm (algorithm.workflow_type=embodied, ad
 - ``shape_reward``: shape_reward (below) (COMPUTE / DEFAULT)
 - ``calculate_advantages``: siirl.dag_worker.dagworker:DAGWorker.compute_advantage (COMPUTE / ADVANTAGE)
 - ``actor_old_log_prob``: siirl.dag_worker.dagworker:DAGWorker.compute_old_log_prob (MODEL_TRAIN / ACTOR)
-- ``reference_log_prob``: siirl.dag_worker.dagworker:DAGWorker.compute_ref_log_prob (MODEL_TRAIN / REFERENCE)
 - ``actor_train``: siirl.dag_worker.dagworker:DAGWorker.train_actor (MODEL_TRAIN / ACTOR)
 """
 
@@ -69,13 +68,6 @@ NODES: tuple[tuple[str, str, str, str, bool], ...] = (
         "MODEL_TRAIN",
         "ACTOR",
         True,
-    ),
-    (
-        "reference_log_prob",
-        "siirl.dag_worker.dagworker:DAGWorker.compute_ref_log_prob",
-        "MODEL_TRAIN",
-        "REFERENCE",
-        False,
     ),
     (
         "actor_train",

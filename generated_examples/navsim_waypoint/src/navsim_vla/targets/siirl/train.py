@@ -50,6 +50,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.actor.grad_clip", 1.0),
     ("actor_rollout_ref.actor.clip_ratio_low", 0.2),
     ("actor_rollout_ref.actor.clip_ratio_high", 0.28),
+    ("actor_rollout_ref.actor.clip_ratio_c", 10000.0),
     ("actor_rollout_ref.actor.entropy_coeff", 0.0),
     ("actor_rollout_ref.rollout.name", "hf"),
     ("actor_rollout_ref.rollout.n", 4),
