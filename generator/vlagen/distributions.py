@@ -101,6 +101,8 @@ VETTED: dict[str, Distribution] = _vetted(
     ("pyarrow", "https://github.com/apache/arrow", ""),
     ("ray", "https://github.com/ray-project/ray", ""),
     ("regex", "https://github.com/mrabarnett/mrab-regex", ""),
+    ("accelerate", "https://github.com/huggingface/accelerate", ""),
+    ("pandas", "https://github.com/pandas-dev/pandas", ""),
     ("pydantic", "https://github.com/pydantic/pydantic", ""),
     ("codetiming", "https://github.com/realpython/codetiming", ""),
     ("scikit-learn", "https://github.com/scikit-learn/scikit-learn", ""),

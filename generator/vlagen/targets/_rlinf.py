@@ -645,5 +645,16 @@ def rlinf_target(
         planner=planner,
         # What the modules the verification tests import from RLinf (installed --no-deps)
         # import in turn; regex comes with transformers, which a custom family lacks.
-        test_requirements=("omegaconf", "hydra-core", "ray", "gymnasium", "imageio", "regex"),
+        test_requirements=(
+            "omegaconf",
+            "hydra-core",
+            "ray",
+            "gymnasium",
+            "imageio",
+            "regex",
+            # the actor worker imports transformers and accelerate at module level, whatever
+            # the model family (found by a fresh venv of the custom-family golden)
+            "transformers",
+            "accelerate",
+        ),
     )

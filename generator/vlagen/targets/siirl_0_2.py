@@ -539,9 +539,10 @@ TARGET = TargetDecl(
         "transformers",
         "peft",
         # what the fidelity tests' siiRL modules import: its embodied actor, and its dataloader
-        # batch preparation (data_coordinator/sample.py)
+        # batch preparation (data_coordinator/sample.py), its DataProto (protocol.py: pandas)
         "codetiming",
         "ray",
         "pydantic",
+        "pandas",
     ),
 )
