@@ -85,7 +85,7 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
         """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``."""
         module = self.policy.module
         if not hasattr(module, "gradient_checkpointing_enable"):
-            raise NotImplementedError(
+            raise TypeError(
                 f"{type(module).__name__} has no gradient_checkpointing_enable: set "
                 "actor.fsdp_config.gradient_checkpointing: false"
             )
