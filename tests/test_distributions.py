@@ -9,6 +9,7 @@ import re
 from importlib.metadata import PackageNotFoundError, distribution
 
 import pytest
+from packaging.requirements import Requirement
 
 from conftest import GOLDENS, SPECS
 from vlagen.distributions import NOT_ON_INDEX, VETTED, distribution_name, unvetted
@@ -120,3 +121,19 @@ def test_a_simulator_off_the_index_is_installed_from_its_repository() -> None:
     )
     assert "pip install -e ./navsim\n" in readme
     assert "pip install -e '.[sim]'" in (GOLDENS / "highway_openvla" / "README.md").read_text()
+
+
+def test_the_suite_installs_what_every_golden_tests_with() -> None:
+    """The suite runs the goldens' own tests (fidelity harnesses included) in its venv, so
+    vlagen with its ``test`` extra installs every distribution a golden's ``test`` extra names."""
+    project = tomllib.loads((GOLDENS.parent / "pyproject.toml").read_text())["project"]
+    ours = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    have = {(distribution_name(r), extra) for r in ours for extra in {"", *Requirement(r).extras}}
+    missing: dict[str, str] = {}
+    for golden in sorted(p for p in GOLDENS.iterdir() if p.is_dir()):
+        pyproject = tomllib.loads((golden / "pyproject.toml").read_text())
+        for requirement in pyproject["project"]["optional-dependencies"]["test"]:
+            name = distribution_name(requirement)
+            if not all((name, e) in have for e in {"", *Requirement(requirement).extras}):
+                missing.setdefault(requirement, golden.name)
+    assert not missing, f"add to vlagen's [test] extra in pyproject.toml: {missing}"

@@ -124,7 +124,7 @@ VARIANTS: dict[str, dict[str, str]] = {
             'He said "hi" \\ {{ }} {{% %}} """ \'\'\' ${{x}} naïve 日本語 🚀 {task}\n\tOut:'
         ),
         "task": "pick \"the\" 'bowl' \\ {task} {{ }} {% %} \"\"\" ''' ${x} café 日本語 🚀\tnow",
-        "task_suite": "suite\n\"\"\"\n'''\n\\\n{% endraw %}\n",
+        "task_suite": "s\n\"\"\"\n'''\n\\\n{% endraw %}\n",
         "unnorm_key": 'key\'s "stats" \\ {{ }} ${x} 🚀\nline2',
     },
     "edge_endings": {
