@@ -92,6 +92,16 @@ def _dist_name(value: str) -> str:
     return value
 
 
+def _suite_name(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9]\w*", value, flags=re.ASCII):
+        raise ValueError(
+            f"{value!r} is not a suite name (ASCII letters, digits and '_', starting with a "
+            "letter or digit): frameworks put it in file names, env ids and the regexes "
+            "that read them back"
+        )
+    return value
+
+
 def _single_line(value: str) -> str:
     if any(sep in value for sep in ("\n", "\r", "\u2028", "\u2029")):
         raise ValueError("must be a single line")
@@ -494,8 +504,10 @@ class Env(StrictModel):
     task: OneLine = Field(
         description="Default task text, fed to the prompt's `{task}` placeholder."
     )
-    task_suite: str | None = Field(
-        default=None, description="Task suite of the preset, e.g. 'libero_spatial'."
+    task_suite: Annotated[str, AfterValidator(_suite_name)] | None = Field(
+        default=None,
+        description="Task suite of the preset, e.g. 'libero_spatial' (ASCII letters, digits and "
+        "'_'): frameworks put it in file names and env ids.",
     )
     action: EnvAction = Field(description="What the backend takes, by `kind`.")
     rewards: list[RewardTerm] = Field(

@@ -517,14 +517,19 @@ def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
     tmp_path: Path, nnodes: int
 ) -> None:
     """What the README says of ``launch.sh train``: ``--address auto`` only with NNODES > 1, and
-    the manifest written for NNODES x GPUS_PER_NODE ranks. ``python`` is a recorder here."""
+    the manifest written for NNODES x GPUS_PER_NODE ranks. ``python`` is a recorder here: one
+    JSON line of arguments per call, so an argument holding a newline stays one argument."""
+    import json
     import subprocess
 
     script = Path(train.__file__).with_name("launch.sh")
     log = tmp_path / "calls"
     fake = tmp_path / "bin" / "python"
     fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"with open({str(log)!r}, 'a') as f:\n    f.write(json.dumps(sys.argv[1:]) + '\\n')\n"
+    )
     fake.chmod(0o755)
     env = {
         **os.environ,
@@ -534,7 +539,9 @@ def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
         "DATA_DIR": str(tmp_path / "data"),
     }
     subprocess.run(["bash", str(script), "train"], env=env, check=True, timeout=60)
-    manifest_call, train_call = log.read_text().splitlines()
-    assert manifest_call.endswith(f"--world-size {nnodes * 4}")
-    assert ("--address auto" in train_call) == (nnodes > 1)
-    assert f"--nnodes {nnodes} --gpus-per-node 4" in train_call
+    manifest_call, train_call = (
+        json.loads(line) for line in log.read_text().splitlines()
+    )
+    assert manifest_call[-2:] == ["--world-size", str(nnodes * 4)]
+    assert (train_call[2:4] == ["--address", "auto"]) == (nnodes > 1)
+    assert ["--nnodes", str(nnodes), "--gpus-per-node", "4"] == train_call[-4:]
