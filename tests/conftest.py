@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -21,12 +23,17 @@ GOLDENS = REPO / "generated_examples"
 NO_GPU = "needs a CUDA device"
 
 
-def run_package_tests(package: Path, *, real_simulator: bool, python: str = sys.executable) -> str:
-    """Run a generated package's own tests with ``python``; with ``real_simulator`` nothing
-    but its GPU tests may skip. Returns pytest's output."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+def run_package_tests(
+    package: Path, *, real_simulator: bool, python: str = sys.executable, only: Sequence[str] = ()
+) -> str:
+    """Run a generated package's own tests (``only`` those files, if given) with ``python``;
+    with ``real_simulator`` nothing but its GPU tests may skip. Returns pytest's output."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the suite's venv has its .pyc
+    if python != sys.executable:  # a fresh venv, installed --no-compile
+        del env["PYTHONDONTWRITEBYTECODE"]
+        env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
     done = subprocess.run(
-        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
+        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only],
         cwd=package,
         capture_output=True,
         text=True,
@@ -38,6 +45,23 @@ def run_package_tests(package: Path, *, real_simulator: bool, python: str = sys.
         skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
         assert all(line.endswith(NO_GPU) for line in skips), done.stdout
     return done.stdout
+
+
+def _pycache_prefix() -> str:
+    """Where a generated package's tests in a fresh venv installed ``--no-compile`` write
+    bytecode: each module is compiled once per test process, only if imported, and nothing
+    lands in the package's tree."""
+    if not _PYCACHE:
+        _PYCACHE.append(tempfile.mkdtemp(prefix="vlagen-pycache-"))
+    return _PYCACHE[0]
+
+
+_PYCACHE: list[str] = []
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for prefix in _PYCACHE:
+        shutil.rmtree(prefix, ignore_errors=True)
 
 
 # `import siirl` (the siiRL target's tests) adds a log file sink under ./siirl_logs otherwise.

@@ -210,5 +210,6 @@ def test_the_0_2_package_passes_its_tests_against_rlinf_0_2(tmp_path: Path, monk
     monkeypatch.setenv(
         "PYTHONPATH", os.pathsep.join([str(RLINF_0_2), os.environ.get("PYTHONPATH", "")])
     )
-    output = run_package_tests(out, real_simulator=True)
-    assert "test_rlinf.py" not in output or "failed" not in output
+    # The package's RLinf tests; the rest do not touch RLinf (the harness is 0.3's only).
+    assert not (out / "tests" / "test_rlinf_fidelity.py").exists()
+    run_package_tests(out, real_simulator=True, only=["tests/test_rlinf.py"])
