@@ -221,3 +221,72 @@ def test_help_is_light_and_nothing_imports_torch(tmp_path) -> None:
     )
     for args in (["validate", spec], ["check", spec, "-o", out], ["diff", spec, "-o", out]):
         assert "torch" not in _modules_after(args), args
+
+
+def _entries(root: Path) -> dict[str, bytes | str]:
+    """Every entry under ``root``; a symlink as its target, not followed."""
+    return {
+        str(p.relative_to(root)): str(p.readlink()) if p.is_symlink() else p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_symlink() or p.is_file()
+    }
+
+
+def test_regen_refuses_a_symlink_at_its_temp_name(runner, spec_file, tmp_path) -> None:
+    """Issue 15: a committed link at regen's temporary name must not redirect the write."""
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious\n")
+    link = out / ".README.md.vlagen-tmp"
+    link.symlink_to(outside)
+    before = _entries(out)
+    changed = spec_file(MINIMAL_SPEC.replace("task: drive", "task: drive safely"))
+    for args in ([], ["--force"]):
+        result = runner.invoke(main, ["regen", str(changed), "-o", str(out), *args])
+        assert result.exit_code == 2, result.output
+        assert f"vlagen: refusing to write through the symlink {link}\n" in result.output
+        assert "Traceback" not in result.output
+    assert outside.read_text() == "precious\n"
+    readme = out / "README.md"
+    assert readme.is_file() and not readme.is_symlink()
+    assert _entries(out) == before, "nothing written"
+
+
+def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    outside = tmp_path / "outside.toml"
+    outside.write_text("# mine\n")
+    link = out / "pyproject.toml"
+    link.unlink()
+    link.symlink_to(outside)
+    for command in (["diff"], ["check"], ["regen", "--dry-run"], ["new", "--dry-run"]):
+        result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
+        assert result.exit_code == 2, (command, result.output)
+        assert result.output == f"vlagen: cannot compare through the symlink {link}\n", command
+    for command in (["regen"], ["regen", "--force"], ["new", "--force"]):
+        result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
+        assert result.exit_code == 2, (command, result.output)
+        assert result.output == f"vlagen: refusing to write through the symlink {link}\n"
+    assert outside.read_text() == "# mine\n"
+    assert link.is_symlink()
+
+
+def test_a_symlinked_manifest_is_refused(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    manifest = out / ".vlagen" / "manifest.json"
+    elsewhere = tmp_path / "manifest.json"
+    manifest.rename(elsewhere)
+    manifest.symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    changed = spec_file(MINIMAL_SPEC.replace("task: drive", "task: drive safely"))
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 2
+    assert check.output == f"vlagen: cannot compare through the symlink {manifest}\n"
+    regen = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--force"])
+    assert regen.exit_code == 2
+    assert regen.output == f"vlagen: refusing to write through the symlink {manifest}\n"
+    assert elsewhere.read_bytes() == before
+    assert "drive safely" not in (out / "README.md").read_text()

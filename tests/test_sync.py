@@ -1,13 +1,18 @@
-"""The sync engine on in-memory trees: modes, deletions, and writes that fail half-way."""
+"""The sync engine on in-memory trees: modes, deletions, writes that fail half-way, and
+symlinks it must never follow (planted before a run, or appearing during one)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pytest
 
-from vlagen.errors import ConflictError
+from vlagen import outdir, sync
+from vlagen.errors import ConflictError, OutputError
 from vlagen.manifest import Manifest
+from vlagen.plan import MANIFEST_PATH
 from vlagen.sync import Action, apply_changes, compare
 from vlagen.tree import File, FileTree, Mode
 
@@ -15,7 +20,7 @@ from vlagen.tree import File, FileTree, Mode
 def _sync(tree: FileTree, root: Path, *, force: bool = False) -> dict[str, Action]:
     """Compare and apply like regen does, with a manifest recording ``tree``."""
     manifest = _manifest_bytes(tree)
-    changes = compare(tree, manifest, root, Manifest.read(root))
+    changes = compare(tree, manifest, root, Manifest.read(root, writing=True), writing=True)
     apply_changes(changes, root, force=force)
     return {c.path: c.action for c in changes}
 
@@ -77,18 +82,216 @@ def test_failed_write_leaves_old_output_untouched(tmp_path, monkeypatch) -> None
     _sync(FileTree({"a.py": File(b"old a\n"), "b.py": File(b"old b\n")}), tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     calls = {"n": 0}
-    real = Path.write_bytes
+    real = outdir.write_all
 
-    def flaky(self: Path, data: bytes) -> int:
+    def flaky(fd: int, data: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError(28, "No space left on device")
-        return real(self, data)
+        real(fd, data)
 
-    monkeypatch.setattr(Path, "write_bytes", flaky)
+    monkeypatch.setattr(outdir, "write_all", flaky)
     new = FileTree({"a.py": File(b"new a\n"), "b.py": File(b"new b\n"), "c/d.py": File(b"d\n")})
     with pytest.raises(OSError):
         _sync(new, tmp_path)
     after = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert after == before, "no file replaced, no temp file left behind"
     assert not (tmp_path / "c").exists(), "directories made for the failed write are removed"
+
+
+# --- symlinks: never followed, refused before anything is written --------------------------
+
+V1 = FileTree({"a.py": File(b"a1\n"), "b.py": File(b"b1\n"), "sub/c.py": File(b"c1\n")})
+V2 = FileTree({"a.py": File(b"a2\n"), "b.py": File(b"b2\n"), "sub/c.py": File(b"c2\n")})
+
+
+def _link(path: Path, *, writing: bool = True) -> str:
+    """The exact refusal of a symlink at ``path``, as a ``match=`` pattern."""
+    words = "refusing to write through" if writing else "cannot compare through"
+    return f"^{re.escape(f'{words} the symlink {path}')}$"
+
+
+def _snapshot(root: Path) -> dict[str, tuple[str, bytes]]:
+    """Every entry under ``root``, links as links (not followed)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            out[key] = ("link", str(path.readlink()).encode())
+        elif path.is_file():
+            out[key] = ("file", path.read_bytes())
+        else:
+            out[key] = ("dir", b"")
+    return out
+
+
+@pytest.fixture
+def synced(tmp_path: Path) -> tuple[Path, Path]:
+    """An output written from V1, and a precious file outside it."""
+    root, outside = tmp_path / "out", tmp_path / "precious.txt"
+    _sync(V1, root)
+    outside.write_bytes(b"precious\n")
+    return root, outside
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["to_a_file", "dangling"])
+def test_a_symlink_at_the_temp_name_is_refused(synced, dangling: bool) -> None:
+    root, outside = synced
+    if dangling:
+        outside.unlink()
+    link = root / ".a.py.vlagen-tmp"
+    link.symlink_to(outside)
+    before = _snapshot(root)
+    with pytest.raises(OutputError, match=_link(link)):
+        _sync(V2, root)
+    assert _snapshot(root) == before, "nothing written, the link left for the user to inspect"
+    if dangling:
+        assert not outside.exists()
+    else:
+        assert outside.read_bytes() == b"precious\n"
+
+
+def test_a_leftover_temp_file_from_a_crashed_run_is_replaced(synced) -> None:
+    root, _ = synced
+    (root / ".a.py.vlagen-tmp").write_bytes(b"half-written\n")
+    (root / "sub" / ".c.py.vlagen-tmp").write_bytes(b"half-written\n")
+    _sync(V2, root)
+    assert (root / "a.py").read_bytes() == b"a2\n"
+    assert not list(root.rglob("*.vlagen-tmp"))
+
+
+def test_a_directory_at_the_temp_name_is_refused(synced) -> None:
+    root, _ = synced
+    (root / ".a.py.vlagen-tmp").mkdir()
+    with pytest.raises(OutputError, match="is in the way"):
+        _sync(V2, root)
+    assert (root / "a.py").read_bytes() == b"a1\n"
+
+
+@pytest.mark.parametrize("writing", [True, False])
+def test_a_symlinked_parent_directory_is_refused(synced, tmp_path: Path, writing: bool) -> None:
+    root, _ = synced
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "c.py").write_bytes(b"theirs\n")
+    (root / "sub" / "c.py").unlink()
+    (root / "sub").rmdir()
+    (root / "sub").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(OutputError, match=_link(root / "sub", writing=writing)):
+        compare(V2, _manifest_bytes(V2), root, Manifest.read(root), writing=writing)
+    with pytest.raises(OutputError, match="refusing to write through the symlink"):
+        _sync(V2, root)
+    assert (elsewhere / "c.py").read_bytes() == b"theirs\n"
+    assert (root / "a.py").read_bytes() == b"a1\n"
+
+
+@pytest.mark.parametrize("writing", [True, False])
+@pytest.mark.parametrize("at", [MANIFEST_PATH, ".vlagen"])
+def test_a_symlinked_manifest_is_refused(synced, tmp_path: Path, at: str, writing: bool) -> None:
+    root, _ = synced
+    copy = tmp_path / "copy"
+    (copy / ".vlagen").mkdir(parents=True)
+    (copy / MANIFEST_PATH).write_bytes((root / MANIFEST_PATH).read_bytes())
+    (root / MANIFEST_PATH).unlink()
+    (root / ".vlagen").rmdir()
+    if at == MANIFEST_PATH:
+        (root / ".vlagen").mkdir()
+    (root / at).symlink_to(copy / at)
+    with pytest.raises(OutputError, match=_link(root / at, writing=writing)):
+        Manifest.read(root, writing=writing)
+    # Even handed a manifest, compare and apply refuse to read or replace it through the link.
+    with pytest.raises(OutputError, match=_link(root / at, writing=writing)):
+        compare(V2, _manifest_bytes(V2), root, None, writing=writing)
+    assert (copy / MANIFEST_PATH).read_bytes() == _manifest_bytes(V1)
+    assert (root / "a.py").read_bytes() == b"a1\n"
+
+
+def test_a_symlink_at_a_generated_file_is_not_read(synced) -> None:
+    root, outside = synced
+    (root / "b.py").unlink()
+    (root / "b.py").symlink_to(outside)
+    with pytest.raises(OutputError, match=_link(root / "b.py", writing=False)):
+        compare(V2, _manifest_bytes(V2), root, Manifest.read(root))
+
+
+def test_a_fifo_at_a_generated_file_is_refused_without_hanging(synced) -> None:
+    root, _ = synced
+    (root / "b.py").unlink()
+    os.mkfifo(root / "b.py")
+    with pytest.raises(OutputError, match=r"cannot compare .*b\.py: it is not a regular file"):
+        compare(V2, _manifest_bytes(V2), root, Manifest.read(root))
+
+
+# A link that appears after the checks and before the writes (a race): patch the step that
+# runs between them, ``_makedirs`` of the root, to plant it.
+
+
+def _plant_after_checks(monkeypatch, plant) -> None:
+    real = sync._makedirs
+
+    def makedirs_then_plant(directory: Path) -> list[Path]:
+        made = real(directory)
+        plant()
+        return made
+
+    monkeypatch.setattr(sync, "_makedirs", makedirs_then_plant)
+
+
+def test_race_a_symlink_at_the_temp_name(synced, monkeypatch) -> None:
+    root, outside = synced
+    link = root / "sub" / ".c.py.vlagen-tmp"  # staged after a.py and b.py
+    _plant_after_checks(monkeypatch, lambda: link.symlink_to(outside))
+    with pytest.raises(OutputError, match=_link(link)):
+        _sync(V2, root)
+    assert outside.read_bytes() == b"precious\n"
+    assert link.is_symlink(), "not ours: left alone"
+    assert (root / "a.py").read_bytes() == b"a1\n", "nothing renamed into place"
+    assert [p.name for p in root.rglob("*.vlagen-tmp")] == [link.name], "staged temps removed"
+
+
+def test_race_a_symlink_at_the_destination(synced, monkeypatch) -> None:
+    root, outside = synced
+
+    def swap() -> None:
+        (root / "a.py").unlink()
+        (root / "a.py").symlink_to(outside)
+
+    _plant_after_checks(monkeypatch, swap)
+    _sync(V2, root)
+    assert outside.read_bytes() == b"precious\n", "the rename replaced the link, not its target"
+    assert not (root / "a.py").is_symlink()
+    assert (root / "a.py").read_bytes() == b"a2\n"
+
+
+def test_race_a_symlink_as_a_new_directory(synced, tmp_path: Path, monkeypatch) -> None:
+    root, _ = synced
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    new = V2.replace({"fresh/d.py": File(b"d\n")})
+    _plant_after_checks(
+        monkeypatch, lambda: (root / "fresh").symlink_to(elsewhere, target_is_directory=True)
+    )
+    with pytest.raises(OutputError, match=_link(root / "fresh")):
+        _sync(new, root)
+    assert list(elsewhere.iterdir()) == []
+    assert (root / "a.py").read_bytes() == b"a1\n"
+    assert not list(root.rglob("*.vlagen-tmp"))
+
+
+def test_race_a_symlink_between_mkdir_and_open(synced, tmp_path: Path, monkeypatch) -> None:
+    root, _ = synced
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real_mkdir = os.mkdir
+
+    def mkdir_then_swap(name, mode=0o777, *, dir_fd=None):
+        real_mkdir(name, mode, dir_fd=dir_fd)
+        if name == "fresh":
+            os.rmdir(root / "fresh")
+            (root / "fresh").symlink_to(elsewhere, target_is_directory=True)
+
+    monkeypatch.setattr(outdir.os, "mkdir", mkdir_then_swap)
+    with pytest.raises(OutputError, match=_link(root / "fresh")):
+        _sync(V2.replace({"fresh/d.py": File(b"d\n")}), root)
+    assert list(elsewhere.iterdir()) == []
+    assert (root / "a.py").read_bytes() == b"a1\n"

@@ -41,8 +41,11 @@ def generate(spec: Spec) -> Output:
     return Output(plan, tree, Manifest.for_tree(tree, plan, ruff_version()))
 
 
-def changes_for(output: Output, out_dir: Path) -> list[Change]:
-    return compare(output.tree, output.manifest_bytes, out_dir, Manifest.read(out_dir))
+def changes_for(output: Output, out_dir: Path, *, writing: bool = False) -> list[Change]:
+    """What it takes to bring ``out_dir`` to ``output``; ``writing`` words symlink refusals
+    for a command that is about to write ("refusing to write through the symlink ...")."""
+    last = Manifest.read(out_dir, writing=writing)
+    return compare(output.tree, output.manifest_bytes, out_dir, last, writing=writing)
 
 
 def write(
@@ -57,8 +60,10 @@ def write(
     Raises:
         ConflictError: a foreign directory or hand-edited files, without ``force``.
         UsageError: ``regen`` of a directory vlagen did not make.
+        OutputError: a symlink below ``out_dir`` where vlagen reads or writes; nothing is
+            written.
     """
-    made_by_vlagen = (out_dir / MANIFEST_PATH).is_file()
+    made_by_vlagen = Manifest.read(out_dir, writing=not dry_run) is not None
     if fresh and not made_by_vlagen and not force and _non_empty(out_dir):
         raise ConflictError(
             f"{out_dir} is not empty and vlagen did not make it; "
@@ -69,7 +74,7 @@ def write(
             f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
             "use `vlagen new` to create one"
         )
-    changes = changes_for(output, out_dir)
+    changes = changes_for(output, out_dir, writing=not dry_run)
     if not dry_run:
         apply_changes(changes, out_dir, force=force)
     return changes

@@ -54,7 +54,8 @@ class ConflictError(UserError):
 
 
 class OutputError(UserError):
-    """Raised when a rendered path would land outside the output directory."""
+    """Raised when a path would land outside the output directory: a rendered or recorded
+    path that escapes it, or a symlink (or non-file) below it where vlagen reads or writes."""
 
 
 @dataclass(frozen=True)

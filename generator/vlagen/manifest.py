@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OutputError, UsageError
+from .outdir import OutDir
 from .plan import MANIFEST_PATH, Plan
 from .tree import FileTree, Mode, safe_relpath
 
@@ -54,17 +55,20 @@ class Manifest:
         return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
     @classmethod
-    def read(cls, root: Path) -> Manifest | None:
+    def read(cls, root: Path, *, writing: bool = False) -> Manifest | None:
         """The manifest under ``root``, ``None`` if there is none.
 
         Raises:
             UsageError: if it exists but cannot be understood.
+            OutputError: if it, or ``.vlagen``, is a symlink (``writing`` picks the wording).
         """
         path = root / MANIFEST_PATH
-        if not path.is_file():
+        with OutDir(root, writing=writing) as out:
+            raw = out.read(MANIFEST_PATH)
+        if raw is None:
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(raw.decode("utf-8"))
             if data["format"] != FORMAT:
                 raise ValueError(f"format {data['format']!r}, this vlagen reads {FORMAT}")
             return cls(

@@ -10,14 +10,14 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from .errors import ConflictError, OutputError
+from .errors import ConflictError
 from .manifest import FileRecord, Manifest
+from .outdir import OutDir
 from .plan import MANIFEST_PATH
 from .tree import File, FileTree, Mode
 
@@ -43,16 +43,36 @@ class Change:
 
 
 def compare(
-    tree: FileTree, manifest_bytes: bytes, root: Path, last: Manifest | None
+    tree: FileTree,
+    manifest_bytes: bytes,
+    root: Path,
+    last: Manifest | None,
+    *,
+    writing: bool = False,
 ) -> list[Change]:
-    """What it takes to bring ``root`` to ``tree``, given the manifest vlagen wrote ``last``."""
+    """What it takes to bring ``root`` to ``tree``, given the manifest vlagen wrote ``last``.
+
+    Reads every path it compares without following a symlink; ``writing`` picks the wording
+    when one is found ("refusing to write through" for regen and new, "cannot compare
+    through" for the commands that only read).
+
+    Raises:
+        OutputError: a symlink, or something other than a regular file, at a path compared.
+    """
+    with OutDir(root, writing=writing) as out:
+        return _compare(tree, manifest_bytes, out, last)
+
+
+def _compare(
+    tree: FileTree, manifest_bytes: bytes, out: OutDir, last: Manifest | None
+) -> list[Change]:
     recorded = last.files if last else {}
     changes = []
     for path, file in tree.items():
-        old = _read(root, path)
+        old = out.read(path)
         changes.append(_compare_file(path, file, old, recorded.get(path)))
     for path in sorted(set(recorded) - set(tree)):
-        old = _read(root, path)
+        old = out.read(path)
         if old is None:
             continue
         record = recorded[path]
@@ -65,7 +85,7 @@ def compare(
                 Change(Action.CONFLICT, path, old, None, "no longer generated, but edited by hand")
             )
     manifest = File(manifest_bytes)
-    old_manifest = _read(root, MANIFEST_PATH)
+    old_manifest = out.read(MANIFEST_PATH)
     action = (
         Action.CREATE
         if old_manifest is None
@@ -98,10 +118,12 @@ def apply_changes(changes: Sequence[Change], root: Path, *, force: bool = False)
 
     All new contents are staged next to their destinations first; only when every one is
     staged are they renamed into place, the manifest last. A failure while staging leaves the
-    old output as it was.
+    old output as it was. No symlink below ``root`` is followed (see :mod:`vlagen.outdir`).
 
     Raises:
         ConflictError: if a change is a conflict and ``force`` is false; nothing is written.
+        OutputError: a symlink (or a non-file) at a path to write, delete or stage under, or
+            a symlinked directory on the way; checked before anything is written.
     """
     clashes = [c for c in changes if c.action is Action.CONFLICT]
     if clashes and not force:
@@ -117,29 +139,27 @@ def apply_changes(changes: Sequence[Change], root: Path, *, force: bool = False)
     ]
     writes = sorted((c for c in acting if c.new), key=lambda c: c.path == MANIFEST_PATH)
     deletes = [c for c in acting if not c.new]
-    staged: list[tuple[Path, Path]] = []
-    made_dirs: list[Path] = []
-    try:
-        made_dirs.extend(_makedirs(root))
-        for change in writes:
-            target = _dest(root, change.path)
-            made_dirs.extend(_makedirs(target.parent))
-            tmp = target.with_name(f".{target.name}.vlagen-tmp")
-            tmp.write_bytes(change.new.content)
-            os.chmod(tmp, 0o755 if change.new.executable else 0o644)
-            staged.append((tmp, target))
-    except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-        for made in reversed(made_dirs):
-            _rmdir_quiet(made)
-        raise
-    for tmp, target in staged:
-        os.replace(tmp, target)
-    for change in deletes:
-        target = _dest(root, change.path)
-        target.unlink(missing_ok=True)
-        _prune_empty(root, target.parent)
+    with OutDir(root, writing=True) as out:
+        # Everything that would be refused is refused before anything is written.
+        for change in acting:
+            out.check_writable(change.path)
+        made_dirs = _makedirs(root)
+        try:
+            for change in writes:
+                out.stage(
+                    change.path,
+                    change.new.content,
+                    executable=change.new.executable,
+                    made=made_dirs,
+                )
+        except BaseException:
+            out.discard()
+            for made in reversed(made_dirs):
+                _rmdir_quiet(made)
+            raise
+        out.commit()
+        for change in deletes:
+            out.delete(change.path)
 
 
 def unified_diff(changes: Iterable[Change]) -> list[list[str]]:
@@ -177,26 +197,6 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _dest(root: Path, path: str) -> Path:
-    """``root/path``, refusing any symlink or non-directory along the way."""
-    current = root
-    for part in path.split("/")[:-1]:
-        current = current / part
-        if current.is_symlink():
-            raise OutputError(f"refusing to write through the symlink {current}")
-        if current.exists() and not current.is_dir():
-            raise OutputError(f"{current} is in the way: vlagen needs a directory there")
-    target = current / path.split("/")[-1]
-    if target.is_symlink() or (target.exists() and not target.is_file()):
-        raise OutputError(f"refusing to replace {target}: it is not a regular file")
-    return target
-
-
-def _read(root: Path, path: str) -> bytes | None:
-    target = _dest(root, path)
-    return target.read_bytes() if target.exists() else None
-
-
 def _makedirs(directory: Path) -> list[Path]:
     """Create ``directory`` and its missing ancestors; return those created, outermost first."""
     made = []
@@ -210,12 +210,3 @@ def _makedirs(directory: Path) -> list[Path]:
 def _rmdir_quiet(directory: Path) -> None:
     with contextlib.suppress(OSError):
         directory.rmdir()
-
-
-def _prune_empty(root: Path, directory: Path) -> None:
-    while directory != root and root in directory.parents:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent
