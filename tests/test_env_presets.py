@@ -107,6 +107,15 @@ def test_batched_simulators_take_no_workers() -> None:
     )
 
 
+def test_pool_timeouts_are_bounded_and_reach_the_package() -> None:
+    errors = spec_errors(_spec(step_timeout_s=0, reset_timeout_s=7200))
+    assert [e.split(": ", 2)[1] for e in errors] == ["env.step_timeout_s", "env.reset_timeout_s"]
+    assert "greater than 0" in errors[0] and "less than or equal to 3600" in errors[1]
+    output = generate(load_spec_text(_text(_spec(step_timeout_s=2.5))).spec)
+    spec_py = next(f.content for path, f in output.tree.items() if path.endswith("/spec.py"))
+    assert b"step_timeout_s=2.5," in spec_py and b"reset_timeout_s=300.0," in spec_py
+
+
 def test_video_camera_must_exist() -> None:
     data = _spec(video={"camera": "rear"})
     assert _one_error(data) == (

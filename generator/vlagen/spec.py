@@ -522,6 +522,18 @@ class Env(StrictModel):
         description="Subprocess workers stepping the envs, images in shared memory; 0 steps "
         "them in-process. Default: the preset's (0 for cheap simulators).",
     )
+    step_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+        default=60.0,
+        description="Seconds a worker may take to step its envs (when workers > 0); past it "
+        "the worker is terminated, the pool closed and the step raises BackendError naming "
+        "the worker. At most 3600: a longer wait is no guard against a hung simulator.",
+    )
+    reset_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+        default=300.0,
+        description="The same for reset and a worker's start-up (imports, building its envs), "
+        "which take far longer than a step on some simulators (LIBERO builds a scene per "
+        "task). At most 3600.",
+    )
     gymnasium: Gymnasium | None = Field(
         default=None, description="The gymnasium env, for presets on the gymnasium backend."
     )
