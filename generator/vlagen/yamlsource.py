@@ -265,8 +265,12 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues: list) -> Any:
     source.values[loc] = Mark.of(node.start_mark)
     if isinstance(node, yaml.MappingNode):
+        explicit = getattr(node, "vlagen_explicit", None)  # an alias builds a node again
+        if explicit is None:
+            explicit = node.vlagen_explicit = {id(k) for k, _ in node.value}
         loader.flatten_mapping(node)  # resolves YAML merge keys (<<) like safe_load does
         out: dict[str, Any] = {}
+        key_nodes: dict[str, int] = {}
         for key_node, value_node in node.value:
             mark = Mark.of(key_node.start_mark)
             key = _scalar(loader, key_node, loc, issues)
@@ -274,7 +278,8 @@ def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues
                 message = f"keys must be strings, got {short_repr(key)}"
                 issues.append(Issue(loc, message, mark.line, mark.column))
                 continue
-            if key in out:
+            merged = key in out and not {key_nodes[key], id(key_node)} <= explicit
+            if key in out and not merged:  # a merged key is overridden, as safe_load does
                 first = source.keys[(*loc, key)]
                 issues.append(
                     Issue(
@@ -286,6 +291,7 @@ def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues
                 )
                 continue
             source.keys[(*loc, key)] = mark
+            key_nodes[key] = id(key_node)
             out[key] = _build(loader, value_node, (*loc, key), source, issues)
         return out
     if isinstance(node, yaml.SequenceNode):
