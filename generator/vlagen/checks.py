@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from .errors import Issue
 from .families import FAMILIES, SPECIAL_TOKENS
+from .plan import GENERATED_MODULES
 from .presets import PRESETS, PresetDecl
 from .spec import EnvAction, Normalization, Spec, WaypointAction
 from .targets import TargetDecl, all_targets, find_target
@@ -177,17 +178,59 @@ def _check_model(spec: Spec) -> Iterator[Issue]:
 
 
 def _check_prompt(spec: Spec) -> Iterator[Issue]:
+    """The template is filled with ``str.format(task=...)``: only ``{task}`` itself may appear,
+    so no task text and no template can make that call fail (``{}`` wants a positional
+    argument, ``{task:d}`` a number, ``{task!x}`` an unknown conversion)."""
     loc = ("model", "prompt_template")
     try:
-        fields = {f for _, f, _, _ in string.Formatter().parse(spec.model.prompt_template) if f}
+        parsed = list(string.Formatter().parse(spec.model.prompt_template))
     except ValueError as exc:
         yield Issue(loc, f"is not a valid format string ({exc}); write a literal brace as {{{{")
         return
-    for name in sorted(fields - PROMPT_FIELDS):
+    messages: dict[str, None] = {}
+    for _, field, format_spec, conversion in parsed:
+        if field is None:
+            continue
+        known = ", ".join("{" + f + "}" for f in sorted(PROMPT_FIELDS))
+        whole = "{" + field + (f"!{conversion}" if conversion else "")
+        whole += (f":{format_spec}" if format_spec else "") + "}"
+        if not field:
+            message = f"{whole} is a positional placeholder; name it (known: {known})"
+        elif field not in PROMPT_FIELDS:
+            hint = did_you_mean(field, PROMPT_FIELDS)
+            message = f"unknown placeholder {{{field}}}{hint} (known: {known})"
+        elif conversion or format_spec:
+            message = (
+                f"{whole}: conversions (!r) and format specs (:d) are not allowed; the task "
+                f"text goes in as it is, so write {{{field}}}"
+            )
+        else:
+            continue
+        messages.setdefault(message)
+    for message in messages:
+        yield Issue(loc, message)
+
+
+def _check_class_paths(spec: Spec) -> Iterator[Issue]:
+    """A class path may name a module of the generated package (``model.class_path`` gets
+    it scaffolded) but not one vlagen generates and rewrites."""
+    package = spec.project.import_name
+    for loc, path in (
+        (("model", "class_path"), spec.model.class_path),
+        (("env", "backend_class"), spec.env.backend_class),
+    ):
+        if path is None:
+            continue
+        parts = path.partition(":")[0].split(".")
+        if parts[0] != package or (len(parts) > 1 and parts[1] not in GENERATED_MODULES):
+            continue
+        module = parts[1] if len(parts) > 1 else "__init__"
+        folder = module in ("env", "model", "targets")
+        where = f"src/{package}/{module}" + ("/" if folder else ".py")
         yield Issue(
             loc,
-            f"unknown placeholder {{{name}}}{did_you_mean(name, PROMPT_FIELDS)} "
-            f"(known: {', '.join('{' + f + '}' for f in sorted(PROMPT_FIELDS))})",
+            f"{path!r} points into {where}, which vlagen generates and rewrites; put the "
+            f"class in a module of your own, e.g. '{package}.custom:{path.partition(':')[2]}'",
         )
 
 
@@ -367,6 +410,7 @@ CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_action,
     _check_model,
     _check_prompt,
+    _check_class_paths,
     _check_env,
     _check_preset,
     _check_training,

@@ -1,13 +1,15 @@
 """The ``vlagen`` command line.
 
-Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk; 2 invalid input
-or usage. Heavy modules load inside each command, so ``vlagen --help`` imports neither pydantic
-nor jinja2 (and nothing here ever imports torch).
+Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk (or a bug in
+vlagen, reported in one line; ``VLAGEN_DEBUG=1`` shows its traceback); 2 invalid input or
+usage. No input makes it print a traceback. Heavy modules load inside each command, so
+``vlagen --help`` imports neither pydantic nor jinja2 (and nothing here ever imports torch).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,25 @@ class _Group(click.Group):
                 f"vlagen: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True
             )
             ctx.exit(2)
+        except (RecursionError, MemoryError) as exc:  # the loader's limits should prevent these
+            click.echo(
+                f"vlagen: the input is too large or too deeply nested to process "
+                f"({type(exc).__name__}); nothing was written.",
+                err=True,
+            )
+            ctx.exit(2)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # a bug in vlagen: one line, not a traceback, unless asked
+            if os.environ.get("VLAGEN_DEBUG"):
+                raise
+            click.echo(
+                f"vlagen: internal error: {type(exc).__name__}: {str(exc)[:300]}\n"
+                "This is a bug in vlagen; please report it with the spec "
+                "(VLAGEN_DEBUG=1 shows the traceback).",
+                err=True,
+            )
+            ctx.exit(1)
 
 
 spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))

@@ -1,7 +1,8 @@
 """vlagen's errors: one root, a branch for errors the user caused, and an exit code per class.
 
 The CLI prints any :class:`UserError` without a traceback and exits with its ``exit_code``;
-anything else is a bug in vlagen and keeps its traceback.
+anything else is a bug in vlagen, reported in one line with exit code 1 (its traceback shows
+with ``VLAGEN_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Issue:
         """The key path as users write it: ``targets[0].framework``."""
         out = ""
         for part in self.loc:
+            if isinstance(part, str) and len(part) > 40:  # a key that long is the problem
+                part = part[:37] + "..."
             out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
         return out or "<root>"
 

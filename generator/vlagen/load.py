@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from .checks import check_spec, did_you_mean
 from .errors import Issue, KeyPath, SpecError
 from .spec import SCHEMA_VERSION, Spec
-from .yamlsource import SourceMap, parse_yaml
+from .yamlsource import MAX_BYTES, SourceMap, parse_yaml, short_repr
 
 __all__ = ["LoadedSpec", "load_spec", "load_spec_text"]
 
@@ -36,9 +36,14 @@ def load_spec(path: str | Path) -> LoadedSpec:
     """
     shown = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_BYTES + 1)  # enough to refuse a larger file, never all of it
     except OSError as exc:
         raise SpecError(shown, [Issue((), f"cannot read the spec: {exc.strerror}")]) from None
+    if len(raw) > MAX_BYTES:
+        message = f"the spec is larger than {MAX_BYTES:,} bytes (1 MiB), the most vlagen reads"
+        line = raw[:MAX_BYTES].count(b"\n") + 1
+        raise SpecError(shown, [Issue((), message, line, 1)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -56,7 +61,7 @@ def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:
     if version != SCHEMA_VERSION:
         # Field errors of another schema version would only confuse; say this one thing.
         mark = source.locate(("vlagen",))
-        found = "missing" if version is None else f"{version!r}"
+        found = "missing" if version is None else short_repr(version)
         raise SpecError(
             path,
             [
@@ -95,8 +100,8 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
     message = err["msg"].removeprefix("Value error, ")
     if kind == "extra_forbidden":
         fields = _model_fields_at(Spec, raw_loc[:-1])
-        hint = did_you_mean(str(loc[-1]), fields)
-        message = f"unknown key {loc[-1]!r}{hint}" + (
+        hint = did_you_mean(str(loc[-1])[:100], fields)
+        message = f"unknown key {short_repr(loc[-1])}{hint}" + (
             f" (expected one of: {', '.join(fields)})" if fields and not hint else ""
         )
         mark = source.locate(loc, at_key=True)
@@ -111,14 +116,13 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         key = ctx.get("discriminator", "").strip("'")
         loc = (*loc, key)
         tag = ctx.get("tag")
-        message = (
-            f"unknown {key} {tag!r}{did_you_mean(str(tag), tags)} (expected: {', '.join(tags)})"
-        )
+        hint = did_you_mean(str(tag)[:100], tags)
+        message = f"unknown {key} {short_repr(tag)}{hint} (expected: {', '.join(tags)})"
     elif kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        message = f"{message}, got {value!r}{did_you_mean(str(value), choices)}"
+        message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
     elif not isinstance(value, dict | list):
-        message = f"{message}, got {value!r}"
+        message = f"{message}, got {short_repr(value)}"
     mark = source.locate(loc)
     return Issue(loc, message, mark.line, mark.column)
 

@@ -30,7 +30,7 @@ def templates_root() -> Path:
     return Path(str(files("vlagen.templates")))
 
 
-__all__ = ["Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
+__all__ = ["GENERATED_MODULES", "Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
 
 MANIFEST_PATH = ".vlagen/manifest.json"
 
@@ -189,6 +189,11 @@ def _decl(framework: str, version: str) -> TargetDecl:
     if decl is None:  # load_spec rejects these; reaching here is a bug
         raise LookupError(f"no target {framework}@{version}")
     return decl
+
+
+GENERATED_MODULES = frozenset({"__init__", "spec", "smoke", "env", "model", "targets"})
+"""The modules and subpackages vlagen writes directly under ``src/<package>/``: a class path
+(``model.class_path``, ``env.backend_class``) may not point into them."""
 
 
 def _core_files(package: str) -> tuple[PlannedFile, ...]:

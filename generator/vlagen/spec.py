@@ -38,6 +38,15 @@ _SPDX = re.compile(r"^[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*$")
 SCHEMA_FILE = "vlagen.schema.json"
 
 
+MAX_TEXT = 10_000
+"""Longest text any spec field takes (a prompt template is a few hundred characters)."""
+MAX_NAME = 100
+"""Longest name: identifiers, and the distribution and package names, whose files
+(``<name>-<version>.dist-info``, ``src/<package>/``) must fit a file system's 255 bytes."""
+MAX_VERSION = 64
+"""Longest version text (``<name>-<version>-py3-none-any.whl`` fits 255 bytes)."""
+
+
 class StrictModel(BaseModel):
     """Base of every spec section: unknown keys are errors, NaN and infinity are refused,
     and text is printable UTF-8 (it will land in source files)."""
@@ -54,6 +63,8 @@ class StrictModel(BaseModel):
 
 
 def _check_text(text: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"is {len(text):,} characters long; at most {MAX_TEXT:,} are allowed")
     for ch in text:
         code = ord(ch)
         if 0xD800 <= code <= 0xDFFF:
@@ -68,6 +79,7 @@ def json_schema() -> dict[str, Any]:
 
 
 def _identifier(value: str) -> str:
+    _short_name(value)
     if not _IDENT.match(value) or keyword.iskeyword(value):
         raise ValueError(
             f"{value!r} is not a valid Python identifier "
@@ -83,7 +95,14 @@ def _package_name(value: str) -> str:
     return value
 
 
+def _short_name(value: str, limit: int = MAX_NAME) -> str:
+    if len(value) > limit:
+        raise ValueError(f"is {len(value)} characters long; at most {limit} are allowed")
+    return value
+
+
 def _dist_name(value: str) -> str:
+    _short_name(value)
     if not _DIST_NAME.match(value):
         raise ValueError(
             f"{value!r} is not a valid distribution name (letters, digits, '.', '_' and '-', "
@@ -119,8 +138,28 @@ def _version_text(value: Any) -> Any:
 
 
 def _pep440(value: str) -> str:
+    _short_name(value, MAX_VERSION)
     if not _VERSION.match(value):
         raise ValueError(f"{value!r} is not a PEP 440 version such as '0.1.0'")
+    return value
+
+
+def _class_path(value: str) -> str:
+    """``module.path:Class``: dotted identifiers, each short enough to be a file name."""
+    module, colon, name = value.partition(":")
+    parts = module.split(".")
+    expected = "expected `module.path:Class`, e.g. 'my_pkg.policy:MyPolicy'"
+    if not colon or ":" in name:
+        raise ValueError(f"{value!r} is not a class path; {expected}")
+    bad = next((p for p in parts if not p.isidentifier() or keyword.iskeyword(p)), None)
+    if bad is not None:
+        what = "an empty part" if not bad else f"{bad!r}, which is not a Python identifier"
+        raise ValueError(f"{module!r} is not a valid dotted module path: it has {what}; {expected}")
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"{name!r} is not a valid class name (a Python identifier); {expected}")
+    long = next((p for p in [*parts, name] if len(p.encode()) > MAX_NAME), None)
+    if long is not None:
+        raise ValueError(f"{long[:20]!r}... is longer than {MAX_NAME} bytes; {expected}")
     return value
 
 
@@ -130,7 +169,17 @@ DistName = Annotated[str, AfterValidator(_dist_name)]
 OneLine = Annotated[str, AfterValidator(_single_line)]
 VersionText = Annotated[str, BeforeValidator(_version_text)]
 PositiveInt = Annotated[int, Field(ge=1)]
-ClassPath = Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]
+
+
+def Count(most: int) -> Any:
+    """An int from 1 to ``most``."""
+    return Annotated[int, Field(ge=1, le=most)]
+
+
+Pixels = Annotated[int, Field(ge=1, le=8192)]  # 8K; cameras are 64-1080, VLAs take 224-448
+Gain = Annotated[float, Field(ge=-1000.0, le=1000.0)]
+Metres = Annotated[float, Field(ge=-10_000.0, le=10_000.0)]
+ClassPath = Annotated[str, AfterValidator(_class_path)]
 Framework = Literal[framework_names()]  # type: ignore[valid-type]
 
 
@@ -138,17 +187,22 @@ class Project(StrictModel):
     """The generated Python distribution."""
 
     name: DistName = Field(
-        description="Distribution name (pip install NAME), also the default output directory."
+        description="Distribution name (pip install NAME), also the default output directory; "
+        "at most 100 characters."
     )
     package: PackageName | None = Field(
         default=None,
-        description="Import package name; defaults to `name` lowercased with '-' and '.' as '_'.",
+        description="Import package name; defaults to `name` lowercased with '-' and '.' as '_'; "
+        "at most 100 characters.",
     )
     version: Annotated[VersionText, AfterValidator(_pep440)] = Field(
         default="0.1.0", description="Version of the generated distribution (PEP 440)."
     )
-    description: OneLine = Field(default="", description="One-line summary for the package.")
-    license: Annotated[str, Field(pattern=_SPDX.pattern)] = Field(
+    description: Annotated[OneLine, Field(max_length=512)] = Field(
+        default="",
+        description="One-line summary for the package (at most 512 characters, PyPI's limit).",
+    )
+    license: Annotated[str, Field(pattern=_SPDX.pattern, max_length=200)] = Field(
         default="Apache-2.0", description="SPDX license expression of the generated package."
     )
 
@@ -163,9 +217,13 @@ class Normalization(StrictModel):
     dimensions where `mask` is true (the gripper usually is not). For actions they are in the
     env's canonical units ([-1, 1]; the env core scales those to the simulator)."""
 
-    q01: list[float] = Field(description="1st percentile of each dimension.")
-    q99: list[float] = Field(description="99th percentile of each dimension.")
-    mask: list[bool] | None = Field(
+    q01: Annotated[list[float], Field(max_length=4096)] = Field(
+        description="1st percentile of each dimension."
+    )
+    q99: Annotated[list[float], Field(max_length=4096)] = Field(
+        description="99th percentile of each dimension."
+    )
+    mask: Annotated[list[bool], Field(max_length=4096)] | None = Field(
         default=None, description="Which dimensions to normalize; default: all."
     )
 
@@ -173,12 +231,16 @@ class Normalization(StrictModel):
 class ModelAction(StrictModel):
     """What the policy outputs per decision."""
 
-    dim: PositiveInt = Field(description="Action dimensions per step (7 for LIBERO's delta EE).")
-    chunk: PositiveInt = Field(
-        default=1, description="Steps predicted per decision (RLinf `num_action_chunks`)."
+    dim: Count(1024) = Field(
+        description="Action dimensions per step (7 for LIBERO's delta EE); 1 to 1024."
+    )
+    chunk: Count(1024) = Field(
+        default=1,
+        description="Steps predicted per decision (RLinf `num_action_chunks`); 1 to 1024.",
     )
     bins: Annotated[int, Field(ge=2, le=4096)] = Field(
-        default=256, description="Discretization bins per dimension for token-based families."
+        default=256,
+        description="Discretization bins per dimension for token-based families; 2 to 4096.",
     )
     normalization: Normalization | None = Field(
         default=None, description="Statistics to un-normalize actions; none means identity."
@@ -188,13 +250,13 @@ class ModelAction(StrictModel):
 class Lora(StrictModel):
     """Low-rank adapters trained instead of the full weights."""
 
-    rank: PositiveInt = Field(default=32, description="LoRA rank r.")
-    alpha: PositiveInt = Field(default=32, description="LoRA scaling alpha.")
+    rank: Count(4096) = Field(default=32, description="LoRA rank r; 1 to 4096.")
+    alpha: Count(65536) = Field(default=32, description="LoRA scaling alpha; 1 to 65536.")
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
         default=0.0, description="Dropout on the LoRA path."
     )
-    target_modules: list[str] | Literal["all-linear"] = Field(
-        default="all-linear", description="Module names to adapt, or 'all-linear'."
+    target_modules: Annotated[list[str], Field(max_length=256)] | Literal["all-linear"] = Field(
+        default="all-linear", description="Module names to adapt (at most 256), or 'all-linear'."
     )
 
 
@@ -206,35 +268,40 @@ class Model(StrictModel):
         description="How actions are decoded: OpenVLA autoregressive tokens, OpenVLA-OFT "
         "parallel chunks, driving waypoints, or your own module."
     )
-    checkpoint: Annotated[str, Field(min_length=1)] = Field(
-        description="Hub id ('openvla/openvla-7b') or local path of the weights."
+    checkpoint: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
+        description="Hub id ('openvla/openvla-7b') or local path of the weights (at most 4096 "
+        "characters, PATH_MAX)."
     )
     dtype: Literal["bfloat16", "float16", "float32"] = Field(
         default="bfloat16", description="Weights and compute dtype on GPU."
     )
-    image_size: tuple[PositiveInt, PositiveInt] = Field(
-        default=(224, 224), description="Model input image size [height, width]."
+    image_size: tuple[Pixels, Pixels] = Field(
+        default=(224, 224), description="Model input image size [height, width]; 1 to 8192 each."
     )
     prompt_template: str = Field(
         default="In: What action should the robot take to {task}?\nOut:",
-        description="Prompt with a `{task}` placeholder for each env's task text.",
+        description="Prompt with a `{task}` placeholder for each env's task text; `{task}` is "
+        "the only placeholder (no positional `{}`, no `!conversion` or `:format`), and a literal "
+        "brace is written `{{` or `}}`.",
     )
-    vocab_size: Annotated[int, Field(ge=2)] = Field(
+    vocab_size: Annotated[int, Field(ge=2, le=2**24)] = Field(
         default=32000,
         description="The checkpoint tokenizer's vocabulary without padding (32000 for "
-        "OpenVLA's Llama 2); action tokens are its last `action.bins` ids.",
+        "OpenVLA's Llama 2); action tokens are its last `action.bins` ids. 2 to 2^24.",
     )
-    cameras: list[Identifier] | None = Field(
+    cameras: Annotated[list[Identifier], Field(max_length=32)] | None = Field(
         default=None,
-        description="Env cameras the model sees, in order; default: the main camera.",
+        description="Env cameras the model sees, in order (at most 32); default: the main camera.",
     )
-    image_mean: list[float] | None = Field(
+    image_mean: Annotated[list[float], Field(max_length=96)] | None = Field(
         default=None,
         description="Per-channel pixel mean after scaling to [0, 1]; default: the "
         "checkpoint's preprocessor_config.json. Several triples stack fused backbones.",
     )
-    image_std: list[float] | None = Field(
-        default=None, description="Per-channel pixel std, paired with `image_mean`."
+    image_std: Annotated[list[float], Field(max_length=96)] | None = Field(
+        default=None,
+        description="Per-channel pixel std, paired with `image_mean` (3 per image, "
+        "at most 32 images).",
     )
     use_state: bool = Field(
         default=False,
@@ -251,7 +318,7 @@ class Model(StrictModel):
         description="Run the checkpoint's own modeling code (OpenVLA checkpoints need it).",
     )
     action: ModelAction = Field(description="The action head's output.")
-    unnorm_key: str | None = Field(
+    unnorm_key: Annotated[str, Field(max_length=200)] | None = Field(
         default=None,
         description="Key into the checkpoint's own action statistics (OpenVLA `norm_stats`), "
         "used when `action.normalization` is not given.",
@@ -262,7 +329,9 @@ class Model(StrictModel):
     )
     class_path: ClassPath | None = Field(
         default=None,
-        description="`module:Class` of your torch module; required when family is 'custom'.",
+        description="`module:Class` of your torch module; required when family is 'custom'. "
+        "A module inside the generated package is scaffolded once; it may not be one vlagen "
+        "generates (`<package>.spec`, `<package>.env...`).",
     )
 
     @model_validator(mode="after")
@@ -280,8 +349,8 @@ class Camera(StrictModel):
     """One camera; observations carry it as uint8 [num_envs, height, width, 3]."""
 
     name: Identifier = Field(description="Camera name, e.g. 'agentview' or 'front'.")
-    height: PositiveInt = Field(description="Image height in pixels.")
-    width: PositiveInt = Field(description="Image width in pixels.")
+    height: Pixels = Field(description="Image height in pixels; 1 to 8192.")
+    width: Pixels = Field(description="Image width in pixels; 1 to 8192.")
     role: Literal["main", "wrist", "extra"] = Field(
         default="main",
         description="How frameworks see it: RLinf's main_images / wrist_images / "
@@ -293,14 +362,14 @@ class ContinuousAction(StrictModel):
     """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
 
     kind: Literal["continuous"] = Field(description="Selects this action kind.")
-    dim: PositiveInt = Field(description="Number of control channels.")
+    dim: Count(1024) = Field(description="Number of control channels; 1 to 1024.")
 
 
 class DeltaEEAction(StrictModel):
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill pd_ee_delta_pose)."""
 
     kind: Literal["delta_ee"] = Field(description="Selects this action kind.")
-    dim: PositiveInt = Field(default=7, description="6 pose deltas + 1 gripper by default.")
+    dim: Count(1024) = Field(default=7, description="6 pose deltas + 1 gripper by default.")
     binarize_gripper: bool = Field(
         default=True, description="Map the last channel to -1/+1 (open/close)."
     )
@@ -311,14 +380,14 @@ class PurePursuit(StrictModel):
     proportional speed loop tracks the speed the waypoint spacing implies."""
 
     type: Literal["pure_pursuit"] = Field(description="Selects this controller.")
-    lookahead: Annotated[float, Field(gt=0)] = Field(
-        default=6.0, description="Look-ahead distance in metres."
+    lookahead: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=6.0, description="Look-ahead distance in metres; at most 1000."
     )
-    wheelbase: Annotated[float, Field(gt=0)] = Field(
-        default=2.5, description="Vehicle wheelbase in metres."
+    wheelbase: Annotated[float, Field(gt=0, le=100)] = Field(
+        default=2.5, description="Vehicle wheelbase in metres; at most 100."
     )
-    speed_gain: Annotated[float, Field(gt=0)] = Field(
-        default=1.0, description="Acceleration (m/s^2) per m/s of speed error."
+    speed_gain: Annotated[float, Field(gt=0, le=1000)] = Field(
+        default=1.0, description="Acceleration (m/s^2) per m/s of speed error; at most 1000."
     )
 
 
@@ -327,11 +396,13 @@ class PID(StrictModel):
     the speed error."""
 
     type: Literal["pid"] = Field(description="Selects this controller.")
-    steer: tuple[float, float, float] = Field(
-        default=(1.0, 0.0, 0.1), description="Steering gains [kp, ki, kd] (rad per rad)."
+    steer: tuple[Gain, Gain, Gain] = Field(
+        default=(1.0, 0.0, 0.1),
+        description="Steering gains [kp, ki, kd] (rad per rad); each within ±1000.",
     )
-    speed: tuple[float, float, float] = Field(
-        default=(1.0, 0.05, 0.0), description="Speed gains [kp, ki, kd] (m/s^2 per m/s)."
+    speed: tuple[Gain, Gain, Gain] = Field(
+        default=(1.0, 0.05, 0.0),
+        description="Speed gains [kp, ki, kd] (m/s^2 per m/s); each within ±1000.",
     )
 
 
@@ -352,19 +423,20 @@ class WaypointAction(StrictModel):
     controls (highway, bench2drive) get them through the tracking `controller`."""
 
     kind: Literal["waypoints"] = Field(description="Selects this action kind.")
-    num_waypoints: PositiveInt = Field(description="K waypoints per decision.")
+    num_waypoints: Count(1024) = Field(description="K waypoints per decision; 1 to 1024.")
     point_dim: Literal[2, 3] = Field(default=3, description="2 for (x, y), 3 for (x, y, heading).")
-    low: list[float] | None = Field(
+    low: Annotated[list[Metres], Field(max_length=3)] | None = Field(
         default=None,
         description="Lower end of each point dimension, what -1 maps to; "
-        "default [-5, -20, -pi] (x, y, heading).",
+        "default [-5, -20, -pi] (x, y, heading). Each within ±10000.",
     )
-    high: list[float] | None = Field(
+    high: Annotated[list[Metres], Field(max_length=3)] | None = Field(
         default=None,
-        description="Upper end of each point dimension, what +1 maps to; default [60, 20, pi].",
+        description="Upper end of each point dimension, what +1 maps to; default [60, 20, pi]. "
+        "Each within ±10000.",
     )
-    interval: Annotated[float, Field(gt=0)] = Field(
-        default=0.5, description="Seconds between consecutive waypoints."
+    interval: Annotated[float, Field(gt=0, le=60)] = Field(
+        default=0.5, description="Seconds between consecutive waypoints; at most 60."
     )
     controller: Controller = Field(
         default_factory=lambda: PurePursuit(type="pure_pursuit"),
@@ -392,8 +464,10 @@ class DiscreteAction(StrictModel):
     """Discrete choices per channel, e.g. highway-env meta-actions."""
 
     kind: Literal["discrete"] = Field(description="Selects this action kind.")
-    dim: PositiveInt = Field(default=1, description="Number of discrete channels.")
-    choices: Annotated[int, Field(ge=2)] = Field(description="Choices per channel.")
+    dim: Count(1024) = Field(default=1, description="Number of discrete channels; 1 to 1024.")
+    choices: Annotated[int, Field(ge=2, le=4096)] = Field(
+        description="Choices per channel; 2 to 4096."
+    )
 
 
 EnvAction = Annotated[
@@ -406,13 +480,17 @@ class RewardTerm(StrictModel):
     """One term of the shaped reward; the reward is the weighted sum of all terms."""
 
     name: Identifier = Field(description="Term name, reported per episode.")
-    weight: float = Field(default=1.0, description="Weight in the sum.")
+    weight: Annotated[float, Field(ge=-1e6, le=1e6)] = Field(
+        default=1.0, description="Weight in the sum; within ±10^6."
+    )
     source: Literal["env", "info", "success", "collision", "progress", "action_magnitude"] = Field(
         default="env",
         description="Where the value comes from: the backend's reward, an `info` key, or a "
         "built-in term.",
     )
-    key: str | None = Field(default=None, description="The `info` key, for source 'info'.")
+    key: Annotated[str, Field(max_length=200)] | None = Field(
+        default=None, description="The `info` key, for source 'info'."
+    )
 
     @model_validator(mode="after")
     def _info_needs_key(self) -> RewardTerm:
@@ -446,7 +524,7 @@ class Gymnasium(StrictModel):
     kwargs: dict[str, JsonValue] | None = Field(
         default=None, description="Keyword arguments for `gymnasium.make`."
     )
-    cameras: dict[str, str] | None = Field(
+    cameras: Annotated[dict[str, str], Field(max_length=32)] | None = Field(
         default=None,
         description="Where each camera's image comes from: an observation key, or 'render' "
         "for `env.render()`.",
@@ -464,8 +542,9 @@ class ExtraObs(StrictModel):
     """An extra observation key beyond cameras and state, e.g. ego state or route command."""
 
     name: Identifier = Field(description="Observation key.")
-    shape: list[Annotated[int, Field(ge=1)]] = Field(
-        default_factory=list, description="Per-env shape; [] for a scalar."
+    shape: Annotated[list[Annotated[int, Field(ge=1, le=65536)]], Field(max_length=8)] = Field(
+        default_factory=list,
+        description="Per-env shape; [] for a scalar. At most 8 dimensions of 1 to 65536.",
     )
     dtype: Literal["float32", "int64", "bool", "text"] = Field(
         default="float32", description="Element type; 'text' is one string per env."
@@ -476,14 +555,16 @@ class Video(StrictModel):
     """Per-episode videos of one camera, written with imageio."""
 
     camera: Identifier = Field(description="The camera to record.")
-    dir: Annotated[str, Field(min_length=1)] = Field(
+    dir: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
         default="videos", description="Output directory."
     )
-    fps: PositiveInt = Field(default=10, description="Frames per second.")
+    fps: Count(1000) = Field(default=10, description="Frames per second; 1 to 1000.")
     format: Literal["mp4", "gif"] = Field(
         default="mp4", description="Container: mp4 needs imageio-ffmpeg, gif needs pillow."
     )
-    max_envs: PositiveInt = Field(default=1, description="Record the first this many envs.")
+    max_envs: Count(65536) = Field(
+        default=1, description="Record the first this many envs; 1 to 65536."
+    )
 
 
 class Env(StrictModel):
@@ -495,11 +576,15 @@ class Env(StrictModel):
         description="What actually runs: the preset's simulator (default) or 'synthetic' "
         "(random observations of the same shapes, for tests).",
     )
-    num_envs: PositiveInt = Field(description="Parallel environments per env worker.")
-    max_episode_steps: PositiveInt = Field(description="Steps before an episode is truncated.")
-    cameras: list[Camera] = Field(min_length=1, description="Cameras in the observation.")
-    state_dim: Annotated[int, Field(ge=0)] = Field(
-        default=0, description="Proprioceptive state size; 0 for none."
+    num_envs: Count(65536) = Field(description="Parallel environments per env worker; 1 to 65536.")
+    max_episode_steps: Count(1_000_000) = Field(
+        description="Steps before an episode is truncated; 1 to 1,000,000."
+    )
+    cameras: list[Camera] = Field(
+        min_length=1, max_length=32, description="Cameras in the observation; 1 to 32."
+    )
+    state_dim: Annotated[int, Field(ge=0, le=4096)] = Field(
+        default=0, description="Proprioceptive state size; 0 for none, at most 4096."
     )
     task: OneLine = Field(
         description="Default task text, fed to the prompt's `{task}` placeholder."
@@ -512,15 +597,18 @@ class Env(StrictModel):
     action: EnvAction = Field(description="What the backend takes, by `kind`.")
     rewards: list[RewardTerm] = Field(
         default_factory=lambda: [RewardTerm(name="env_reward")],
-        description="Reward terms; default: the backend's own reward.",
+        max_length=256,
+        description="Reward terms (at most 256); default: the backend's own reward.",
     )
     extra_obs: list[ExtraObs] = Field(
-        default_factory=list, description="Observation keys beyond cameras and state."
+        default_factory=list,
+        max_length=256,
+        description="Observation keys beyond cameras and state (at most 256).",
     )
-    workers: Annotated[int, Field(ge=0)] | None = Field(
+    workers: Annotated[int, Field(ge=0, le=1024)] | None = Field(
         default=None,
         description="Subprocess workers stepping the envs, images in shared memory; 0 steps "
-        "them in-process. Default: the preset's (0 for cheap simulators).",
+        "them in-process, at most 1024. Default: the preset's (0 for cheap simulators).",
     )
     step_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
         default=60.0,
@@ -550,33 +638,39 @@ class Target(StrictModel):
 
     framework: Framework = Field(description="The framework (`vlagen targets` lists them).")
     version: VersionText = Field(description="Its version line, e.g. '0.3'.")
-    algorithm: str = Field(description="The RL algorithm, in the framework's own name.")
+    algorithm: Annotated[str, Field(max_length=100)] = Field(
+        description="The RL algorithm, in the framework's own name."
+    )
 
 
 class Training(StrictModel):
     """RL hyper-parameters shared by every target (each maps them to its own config keys)."""
 
-    seed: Annotated[int, Field(ge=0)] = Field(default=42, description="Global random seed.")
-    learning_rate: Annotated[float, Field(gt=0)] = Field(
-        default=1e-5, description="Actor learning rate."
+    seed: Annotated[int, Field(ge=0, le=2**32 - 1)] = Field(
+        default=42, description="Global random seed; 0 to 2^32 - 1 (what numpy seeds take)."
     )
-    train_batch_size: PositiveInt = Field(
-        default=64, description="Tasks (prompts) per training step."
+    learning_rate: Annotated[float, Field(gt=0, le=1.0)] = Field(
+        default=1e-5, description="Actor learning rate; above 0, at most 1."
     )
-    mini_batch_size: PositiveInt = Field(default=16, description="Tasks per optimizer step.")
-    micro_batch_size_per_gpu: PositiveInt = Field(
-        default=2, description="Samples per forward/backward pass on one GPU."
+    train_batch_size: Count(2**20) = Field(
+        default=64, description="Tasks (prompts) per training step; 1 to 2^20."
     )
-    group_size: PositiveInt = Field(
-        default=8, description="Rollouts per task (GRPO group; verl `rollout.n`)."
+    mini_batch_size: Count(2**20) = Field(
+        default=16, description="Tasks per optimizer step; 1 to 2^20."
+    )
+    micro_batch_size_per_gpu: Count(65536) = Field(
+        default=2, description="Samples per forward/backward pass on one GPU; 1 to 65536."
+    )
+    group_size: Count(1024) = Field(
+        default=8, description="Rollouts per task (GRPO group; verl `rollout.n`); 1 to 1024."
     )
 
 
 class Resources(StrictModel):
     """The cluster a training run uses."""
 
-    nodes: PositiveInt = Field(default=1, description="Number of machines.")
-    gpus_per_node: PositiveInt = Field(default=8, description="GPUs on each machine.")
+    nodes: Count(16384) = Field(default=1, description="Number of machines; 1 to 16384.")
+    gpus_per_node: Count(64) = Field(default=8, description="GPUs on each machine; 1 to 64.")
 
 
 class Spec(StrictModel):
@@ -594,6 +688,8 @@ class Spec(StrictModel):
     project: Project = Field(description="The generated Python distribution.")
     model: Model = Field(description="The VLA policy.")
     env: Env = Field(description="The simulation environment.")
-    targets: list[Target] = Field(min_length=1, description="Frameworks to generate for.")
+    targets: list[Target] = Field(
+        min_length=1, max_length=16, description="Frameworks to generate for (1 to 16)."
+    )
     training: Training = Field(default_factory=Training, description="RL hyper-parameters.")
     resources: Resources = Field(default_factory=Resources, description="Cluster resources.")

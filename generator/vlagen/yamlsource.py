@@ -3,10 +3,30 @@
 PyYAML's ``safe_load`` throws positions away; we compose the node tree ourselves so each error
 about a spec can name ``file:line:col``. Duplicate keys, which PyYAML silently keeps the last of,
 are errors here.
+
+The parser is bounded, because a spec may come from anyone (a pull request, a download). Before
+any node is composed, one pass over the event stream (libyaml's parser keeps its own stack, so
+this pass cannot overflow ours) counts and refuses:
+
+- more than :data:`MAX_BYTES` (1 MiB) of text. The example specs are 1-2 KB; a spec a
+  thousand times larger is a mistake or an attack (a 5 MB spec took 12 s to validate);
+- nesting deeper than :data:`MAX_DEPTH` (64) mappings and lists. Specs nest 4 deep (6 with
+  gymnasium kwargs); the composer and our builder recurse once per level, so ~500 levels used
+  to raise RecursionError and 50,000 overflowed the C stack;
+- more than :data:`MAX_NODES` (20,000) nodes, counting each alias as the whole subtree it
+  stands for, so an alias bomb (a few hundred bytes expanding to billions of nodes) is refused
+  after counting, never expanded. The examples have 90-170 nodes; 20,000 still validates in
+  well under a second. Aliases and merge keys (``<<: *defaults``) stay usable within it;
+  an alias inside the node it names (a cycle) is refused.
+
+Scalars that cannot be built (an integer of more than 4,300 digits, a date like 2020-13-45) are
+located errors too, as are integers beyond 64 bits, which no spec field takes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +35,15 @@ import yaml
 from .errors import Issue, KeyPath, SpecError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_BYTES = 1 << 20
+"""Largest spec accepted, in bytes of UTF-8."""
+MAX_DEPTH = 64
+"""Deepest nesting of mappings and lists accepted."""
+MAX_NODES = 20_000
+"""Most nodes (keys, values, list items) accepted, each alias counted as what it expands to."""
+MAX_INT = 2**63 - 1
+"""Largest integer magnitude a spec may hold."""
 
 
 @dataclass(frozen=True)
@@ -54,14 +83,29 @@ def parse_yaml(text: str, path: str) -> tuple[Any, SourceMap]:
         SpecError: on a syntax error, a duplicate key or a non-string key.
     """
     _check_encodable(text, path)
+    _check_size(text, path)
+    _scan(text, path)
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            raise SpecError(path, [Issue((), "the spec is empty", 1, 1)])
-        issues: list[Issue] = []
-        source = SourceMap()
-        data = _build(loader, node, (), source, issues)
+        with _yaml_errors(text, path):
+            node = loader.get_single_node()
+            if node is None:
+                raise SpecError(path, [Issue((), "the spec is empty", 1, 1)])
+            issues: list[Issue] = []
+            source = SourceMap()
+            data = _build(loader, node, (), source, issues)
+    finally:
+        loader.dispose()
+    if issues:
+        raise SpecError(path, issues)
+    return data, source
+
+
+@contextmanager
+def _yaml_errors(text: str, path: str) -> Iterator[None]:
+    """PyYAML's errors as located :class:`SpecError`s."""
+    try:
+        yield
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Mark.of(mark) if mark else Mark(1, 1)
@@ -73,11 +117,134 @@ def parse_yaml(text: str, path: str) -> tuple[Any, SourceMap]:
         what = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
         message = f"the character {what} is not allowed in YAML text; remove it or escape it"
         raise SpecError(path, [Issue((), message, line, column)]) from None
+    except yaml.YAMLError as exc:  # any other: unlocated, but still the user's input
+        raise SpecError(path, [Issue((), f"YAML: {exc}", 1, 1)]) from None
+
+
+def _check_size(text: str, path: str) -> None:
+    data = text.encode("utf-8")
+    size = len(data)
+    if size > MAX_BYTES:
+        line, column = _position(text, len(data[:MAX_BYTES].decode("utf-8", errors="ignore")))
+        message = (
+            f"the spec is {size:,} bytes; vlagen reads specs of at most {MAX_BYTES:,} bytes (1 MiB)"
+        )
+        raise SpecError(path, [Issue((), message, line, column)])
+
+
+@dataclass
+class _Open:
+    """A mapping or list the event scan is inside."""
+
+    loc: KeyPath  #: its key path
+    anchor: str | None
+    nodes_before: int  #: the node count when it opened
+    deepest: int  #: the deepest nesting reached inside it so far
+    mapping: bool
+    key: str | int | None = None  #: the key (mapping) or index (list) of the child being read
+    at_key: bool = True  #: in a mapping, whether the next node is a key
+    index: int = 0
+
+
+def _scan(text: str, path: str) -> None:
+    """Refuse a document deeper than :data:`MAX_DEPTH` or, aliases expanded, larger than
+    :data:`MAX_NODES`, reading events only (nothing composed, nothing expanded)."""
+    loader = _Loader(text)
+    stack: list[_Open] = []
+    anchors: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) of what it names
+    nodes = 0
+
+    def fail(event: yaml.Event, message: str) -> SpecError:
+        mark = Mark.of(event.start_mark)
+        loc = _child_loc(stack[-1]) if stack else ()
+        return SpecError(path, [Issue(loc, message, mark.line, mark.column)])
+
+    def done(node_loc: str | int | None = None) -> None:
+        """A child node of the innermost open collection is complete."""
+        if not stack:
+            return
+        top = stack[-1]
+        if top.mapping:
+            if top.at_key:
+                top.key = node_loc if isinstance(node_loc, str) else "?"
+            top.at_key = not top.at_key
+        else:
+            top.index += 1
+
+    try:
+        with _yaml_errors(text, path):
+            while True:
+                event = loader.get_event()
+                if event is None or isinstance(event, yaml.StreamEndEvent):
+                    return
+                if isinstance(event, yaml.AliasEvent):
+                    size = anchors.get(event.anchor)
+                    if size is None:
+                        if any(o.anchor == event.anchor for o in stack):
+                            raise fail(
+                                event,
+                                f"the alias *{event.anchor} is inside the node it names, "
+                                "which would make it infinite",
+                            )
+                        raise fail(event, f"the alias *{event.anchor} names no anchor before it")
+                    count, height = size
+                    nodes += count
+                    depth = len(stack) + height
+                    if nodes > MAX_NODES:
+                        raise fail(event, _too_many(nodes, aliased=True))
+                    if depth > MAX_DEPTH:
+                        raise fail(event, _too_deep(aliased=True))
+                    if stack:
+                        stack[-1].deepest = max(stack[-1].deepest, depth)
+                    done()
+                elif isinstance(event, yaml.ScalarEvent):
+                    nodes += 1
+                    if nodes > MAX_NODES:
+                        raise fail(event, _too_many(nodes, aliased=False))
+                    if event.anchor is not None:
+                        anchors[event.anchor] = (1, 0)
+                    done(event.value)
+                elif isinstance(event, yaml.CollectionStartEvent):
+                    nodes += 1
+                    if nodes > MAX_NODES:
+                        raise fail(event, _too_many(nodes, aliased=False))
+                    if len(stack) + 1 > MAX_DEPTH:
+                        raise fail(event, _too_deep(aliased=False))
+                    loc = _child_loc(stack[-1]) if stack else ()
+                    mapping = isinstance(event, yaml.MappingStartEvent)
+                    stack.append(_Open(loc, event.anchor, nodes - 1, len(stack) + 1, mapping))
+                elif isinstance(event, yaml.CollectionEndEvent):
+                    closed = stack.pop()
+                    if closed.anchor is not None:
+                        height = closed.deepest - len(stack)
+                        anchors[closed.anchor] = (nodes - closed.nodes_before, height)
+                    if stack:
+                        stack[-1].deepest = max(stack[-1].deepest, closed.deepest)
+                    done()
     finally:
         loader.dispose()
-    if issues:
-        raise SpecError(path, issues)
-    return data, source
+
+
+def _child_loc(top: _Open) -> KeyPath:
+    if top.mapping:
+        return top.loc if top.at_key or top.key is None else (*top.loc, top.key)
+    return (*top.loc, top.index)
+
+
+def _too_deep(*, aliased: bool) -> str:
+    what = "this alias nests" if aliased else "mappings and lists nest"
+    return (
+        f"{what} more than {MAX_DEPTH} levels deep; vlagen reads specs nested at most "
+        f"{MAX_DEPTH} levels (the examples nest 4)"
+    )
+
+
+def _too_many(nodes: int, *, aliased: bool) -> str:
+    how = " (with aliases expanded)" if aliased else ""
+    return (
+        f"the spec has more than {MAX_NODES:,} keys, values and list items{how}; "
+        f"vlagen reads specs of at most {MAX_NODES:,} (a spec needs a few hundred)"
+    )
 
 
 def _check_encodable(text: str, path: str) -> None:
@@ -98,17 +265,21 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues: list) -> Any:
     source.values[loc] = Mark.of(node.start_mark)
     if isinstance(node, yaml.MappingNode):
+        explicit = getattr(node, "vlagen_explicit", None)  # an alias builds a node again
+        if explicit is None:
+            explicit = node.vlagen_explicit = {id(k) for k, _ in node.value}
         loader.flatten_mapping(node)  # resolves YAML merge keys (<<) like safe_load does
         out: dict[str, Any] = {}
+        key_nodes: dict[str, int] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
             mark = Mark.of(key_node.start_mark)
+            key = _scalar(loader, key_node, loc, issues)
             if not isinstance(key, str):
-                issues.append(
-                    Issue(loc, f"keys must be strings, got {key!r}", mark.line, mark.column)
-                )
+                message = f"keys must be strings, got {short_repr(key)}"
+                issues.append(Issue(loc, message, mark.line, mark.column))
                 continue
-            if key in out:
+            merged = key in out and not {key_nodes[key], id(key_node)} <= explicit
+            if key in out and not merged:  # a merged key is overridden, as safe_load does
                 first = source.keys[(*loc, key)]
                 issues.append(
                     Issue(
@@ -120,10 +291,37 @@ def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues
                 )
                 continue
             source.keys[(*loc, key)] = mark
+            key_nodes[key] = id(key_node)
             out[key] = _build(loader, value_node, (*loc, key), source, issues)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [
             _build(loader, item, (*loc, i), source, issues) for i, item in enumerate(node.value)
         ]
-    return loader.construct_object(node, deep=True)
+    return _scalar(loader, node, loc, issues)
+
+
+def _scalar(loader: Any, node: yaml.Node, loc: KeyPath, issues: list) -> Any:
+    """A scalar (or a key) built like ``safe_load`` builds it; one it cannot is an issue."""
+    mark = Mark.of(node.start_mark)
+    try:
+        value = loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:  # a huge int, an impossible date
+        tag = node.tag.rsplit(":", 1)[-1]
+        issues.append(Issue(loc, f"cannot read this {tag}: {exc}", mark.line, mark.column))
+        return None
+    if type(value) is int and abs(value) > MAX_INT:
+        issues.append(
+            Issue(loc, "integer out of range (at most 2^63 - 1 in size)", mark.line, mark.column)
+        )
+        return None
+    return value
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (and safe for any value)."""
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is still shown as its type
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
