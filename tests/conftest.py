@@ -28,7 +28,9 @@ def run_package_tests(
 ) -> str:
     """Run a generated package's own tests (``only`` those files, if given) with ``python``;
     with ``real_simulator`` nothing but its GPU tests may skip. Returns pytest's output."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # the suite's venv has its .pyc
+    # One thread per test process: the suite runs one such process per core (xdist), and
+    # the tiny models gain nothing from intra-op threads competing with them.
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
     if python != sys.executable:  # a fresh venv, installed --no-compile
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
@@ -57,6 +59,11 @@ def _pycache_prefix() -> str:
 
 
 _PYCACHE: list[str] = []
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first, so that the workers of ``-n`` do not end on one of them alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

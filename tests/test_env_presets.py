@@ -197,6 +197,7 @@ def _variants() -> dict[str, dict]:
 VARIANTS = _variants()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_package_is_clean_and_its_env_tests_pass(name: str, tmp_path: Path) -> None:
     out = tmp_path / name

@@ -62,6 +62,7 @@ VARIANTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_policy_core_is_clean_and_its_tests_pass(name: str, tmp_path: Path) -> None:
     out = tmp_path / name

@@ -194,6 +194,7 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not RLINF_0_2.is_dir(), reason=f"needs RLinf 0.2 in {RLINF_0_2} (README)")
 def test_the_0_2_package_passes_its_tests_against_rlinf_0_2(tmp_path: Path, monkeypatch) -> None:
     text = (REPO / "specs" / "highway_openvla.yaml").read_text()
