@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 import yaml
 
 from conftest import MINIMAL_SPEC, SPECS
@@ -192,7 +193,87 @@ def test_init_writes_a_valid_starter(runner, tmp_path) -> None:
     assert json.loads((path.parent / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
     assert runner.invoke(main, ["validate", str(path)]).exit_code == 0
     refused = runner.invoke(main, ["init", str(path)])
-    assert refused.exit_code == 1 and "exists" in refused.output
+    assert refused.exit_code == 1 and "exist; use --force" in refused.output
+
+
+@pytest.mark.parametrize("at", ["vlagen.yaml", "vlagen.schema.json"])
+@pytest.mark.parametrize("dangling", [False, True], ids=["to_a_file", "dangling"])
+def test_init_never_writes_through_a_symlink(
+    runner, tmp_path, monkeypatch, at: str, dangling: bool
+) -> None:
+    work, victim = tmp_path / "work", tmp_path / "victim.txt"
+    work.mkdir()
+    if not dangling:
+        victim.write_text("precious\n")
+    (work / at).symlink_to(victim)
+    monkeypatch.chdir(work)
+    for args in (["init"], ["init", "--force"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert result.output == f"vlagen: refusing to write through the symlink {at}\n"
+        assert sorted(p.name for p in work.iterdir()) == [at], "nothing else written"
+        assert victim.read_text() == "precious\n" if not dangling else not victim.exists()
+
+
+def test_init_keeps_an_existing_schema_unless_forced(runner, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "vlagen.schema.json").write_text("mine\n")
+    refused = runner.invoke(main, ["init"])
+    assert refused.exit_code == 1
+    assert refused.output == "vlagen: vlagen.schema.json exists; use --force to overwrite it\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vlagen.schema.json"]
+    assert (tmp_path / "vlagen.schema.json").read_text() == "mine\n"
+    forced = runner.invoke(main, ["init", "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((tmp_path / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
+    assert (tmp_path / "vlagen.yaml").is_file()
+
+
+def test_init_writes_both_files_or_neither(runner, tmp_path, monkeypatch) -> None:
+    """A schema that appears after the checks (a race) fails the exclusive create: the starter
+    spec already created is removed again, and the schema is left alone."""
+    from vlagen.outdir import OutDir
+
+    monkeypatch.chdir(tmp_path)
+    real = OutDir.create
+
+    def plant_then_create(self, files, *, replace):
+        (tmp_path / "vlagen.schema.json").write_text("theirs\n")
+        real(self, files, replace=replace)
+
+    monkeypatch.setattr(OutDir, "create", plant_then_create)
+    refused = runner.invoke(main, ["init"])
+    assert refused.exit_code == 1, refused.output
+    assert "vlagen.schema.json exists" in refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vlagen.schema.json"]
+    assert (tmp_path / "vlagen.schema.json").read_text() == "theirs\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('"files": []', "files must be an object, got a list"),
+        ('"files": {"a.py": "x"}', "files['a.py'] must be an object, got a string"),
+        ('"targets": "rlinf"', "targets must be a list, got a string"),
+        ('"ruff": 1', "ruff must be a string, got 1"),
+        ('"format": "1"', "format '1', this vlagen reads 1"),
+    ],
+)
+def test_a_malformed_manifest_is_a_clean_error(
+    runner, spec_file, tmp_path, content: str, expected: str
+) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    manifest = out / ".vlagen" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    key = content.split(":")[0].strip('"')
+    data[key] = json.loads(content.split(":", 1)[1])
+    manifest.write_text(json.dumps(data))
+    for command in ("check", "regen", "diff"):
+        result = runner.invoke(main, [command, str(spec), "-o", str(out)])
+        assert result.exit_code == 2, result.output
+        assert f"{manifest}: unreadable vlagen manifest ({expected})" in result.output
+        assert "internal error" not in result.output
 
 
 def test_targets_lists_every_declared_target(runner) -> None:

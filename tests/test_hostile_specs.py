@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from conftest import MINIMAL_SPEC, spec_errors
 from hostile_specs import ALIAS_BOMB, mutate, run_validate
 from vlagen.cli import main
-from vlagen.yamlsource import MAX_BYTES, MAX_DEPTH, MAX_NODES
+from vlagen.yamlsource import MAX_BYTES, MAX_DEPTH, MAX_NODES, MAX_NUMBER_CHARS
 
 
 def _validate(runner, spec_file, text: str):
@@ -111,14 +111,49 @@ def test_huge_file_is_refused_without_reading_it_all(runner, spec_file, tmp_path
     ("text", "expected"),
     [
         ("a: 2020-13-45\n", "a: cannot read this timestamp: month must be in 1..12"),
-        ("a: " + "1" * 5000 + "\n", "a: cannot read this int: Exceeds the limit (4300 digits)"),
-        ("a: 0b" + "1" * 20000 + "\n", "a: integer out of range (at most 2^63 - 1 in size)"),
+        ("a: " + "1" * 100 + "\n", "a: integer out of range (at most 2^63 - 1 in size)"),
+        ("a: 0b" + "1" * 98 + "\n", "a: integer out of range (at most 2^63 - 1 in size)"),
+        ("a: " + "1" * 5000 + "\n", "a: this int is 5,000 characters long; vlagen reads numbers"),
+        ("a: 1." + "5" * 100 + "\n", "a: this float is 102 characters long; vlagen reads"),
         ("a: 9223372036854775808\n", "a: integer out of range"),
     ],
 )
 def test_unbuildable_scalars_are_located(text: str, expected: str) -> None:
     (line,) = spec_errors("vlagen: 1\n" + text)
     assert line.startswith("spec.yaml:2:4: " + expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("project: 1" + ":59" * 349_000, "spec.yaml:2:10: project: this int is 1,047,001 char"),
+        ("project: 1" + ":59" * 1000 + ".5", "spec.yaml:2:10: project: this float is 3,003 char"),
+        ("? 1" + ":59" * 1000 + "\n: x", "spec.yaml:2:3: <root>: this int is 3,001 characters"),
+        (
+            "? [1" + ":59" * 1000 + "]\n: x",
+            "spec.yaml:2:3: <root>: keys must be strings, got a list",
+        ),
+    ],
+)
+def test_long_numbers_are_refused_before_they_are_built(monkeypatch, text, expected) -> None:
+    """PyYAML builds a sexagesimal int (1:59:59...) in quadratic time: a 1 MiB one took ~47 s.
+    Nothing longer than MAX_NUMBER_CHARS may reach a constructor (a key in a complex key
+    neither: complex keys are not built at all)."""
+    from yaml.constructor import SafeConstructor
+
+    built: list[int] = []
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        real = SafeConstructor.yaml_constructors[tag]
+
+        def guarded(loader, node, real=real):
+            assert len(node.value) <= MAX_NUMBER_CHARS, "a long number reached the constructor"
+            built.append(len(node.value))
+            return real(loader, node)
+
+        monkeypatch.setitem(SafeConstructor.yaml_constructors, tag, guarded)
+    (line,) = spec_errors("vlagen: 1\n" + text + "\n")
+    assert line.startswith(expected), line
+    assert built == [1], "only `vlagen: 1` was built"
 
 
 # --- numbers, names, format strings, class paths -------------------------------------------

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from conftest import MINIMAL_SPEC, spec_errors
@@ -140,3 +144,32 @@ def test_unreadable_and_non_utf8_files(tmp_path) -> None:
     bad.write_bytes(b"vlagen: 1\nproject: {name: caf\xe9}\n")
     with pytest.raises(SpecError, match=r"latin1.yaml:2:1: <root>: the spec is not UTF-8 text"):
         load_spec(bad)
+
+
+def test_a_fifo_is_refused_without_hanging(tmp_path) -> None:
+    """Run in a subprocess: opened without O_NONBLOCK, the open would wait for a writer."""
+    fifo = tmp_path / "spec.yaml"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "vlagen", "validate", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"{fifo}:1:1: <root>: the spec is not a regular file (it is a FIFO)"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_a_spec_piped_to_dev_stdin_is_read() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "vlagen", "validate", "/dev/stdin"],
+        input=MINIMAL_SPEC,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("/dev/stdin: valid (tiny-vla;")

@@ -295,3 +295,91 @@ def test_race_a_symlink_between_mkdir_and_open(synced, tmp_path: Path, monkeypat
         _sync(V2.replace({"fresh/d.py": File(b"d\n")}), root)
     assert list(elsewhere.iterdir()) == []
     assert (root / "a.py").read_bytes() == b"a1\n"
+
+
+# --- bounded reads: a huge file at a generated path or as the manifest is refused ----------
+
+
+@pytest.mark.parametrize("writing", [True, False])
+def test_a_huge_generated_file_is_refused_not_read(synced, monkeypatch, writing: bool) -> None:
+    root, _ = synced
+    monkeypatch.setattr(outdir, "MAX_READ_BYTES", 16)
+    (root / "b.py").write_bytes(b"x" * 17)
+    big = re.escape(f"{root / 'b.py'} is larger than 16 bytes (64 MiB)")
+    with pytest.raises(OutputError, match=big):
+        compare(V2, _manifest_bytes(V2), root, None, writing=writing)
+    with outdir.OutDir(root, writing=writing) as out:
+        (root / "b.py").write_bytes(b"x" * 16)
+        assert out.read("b.py") == b"x" * 16, "at the limit is still read"
+
+
+def test_a_file_growing_past_the_limit_after_fstat_is_refused(synced, monkeypatch) -> None:
+    root, _ = synced
+    monkeypatch.setattr(outdir, "MAX_READ_BYTES", 16)
+    (root / "b.py").write_bytes(b"x" * 17)
+    real_fstat = os.fstat
+    monkeypatch.setattr(
+        outdir.os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 0, *real_fstat(fd)[7:]))
+    )
+    out = outdir.OutDir(root, writing=False)
+    with out, pytest.raises(OutputError, match="is larger than 16 bytes"):
+        out.read("b.py")
+
+
+def test_a_huge_manifest_is_refused_not_read(synced, monkeypatch) -> None:
+    root, _ = synced
+    monkeypatch.setattr(outdir, "MAX_READ_BYTES", 16)
+    with pytest.raises(OutputError, match=re.escape(f"{root / MANIFEST_PATH} is larger than")):
+        Manifest.read(root)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"[]", "the manifest must be an object, got a list"),
+        (b"[" * 100_000 + b"]" * 100_000, "maximum recursion depth"),
+        (b'{"format": 1}', "the manifest lacks vlagen, ruff, spec_hash, targets, files"),
+        (b"\xff", "can't decode byte 0xff"),
+    ],
+)
+def test_a_malformed_manifest_is_unreadable(synced, content: bytes, expected: str) -> None:
+    from vlagen.errors import UsageError
+
+    root, _ = synced
+    (root / MANIFEST_PATH).write_bytes(content)
+    with pytest.raises(UsageError, match="unreadable vlagen manifest") as info:
+        Manifest.read(root)
+    assert expected in str(info.value)
+
+
+def test_every_manifest_field_is_type_checked(synced) -> None:
+    import json
+
+    from vlagen.errors import UsageError
+
+    root, _ = synced
+    good = json.loads((root / MANIFEST_PATH).read_text())
+    record = good["files"]["a.py"]
+    bad_values = {
+        "format": [True, 2, "1", None],
+        "vlagen": [1, None, []],
+        "ruff": [1, {}],
+        "spec_hash": [0],
+        "targets": ["x", [1], {}],
+        "files": [
+            [],
+            "x",
+            {"a.py": []},
+            {"a.py": {**record, "mode": "mine"}},
+            {"a.py": {**record, "sha256": 5}},
+            {"a.py": {"mode": "generated"}},
+            {"a.py": {**record, "extra": 1}},
+            {"../x": record},
+        ],
+        "extra": [1],
+    }
+    for key, values in bad_values.items():
+        for value in values:
+            (root / MANIFEST_PATH).write_text(json.dumps({**good, key: value}))
+            with pytest.raises(UsageError, match="unreadable vlagen manifest"):
+                Manifest.read(root)

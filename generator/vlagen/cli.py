@@ -194,19 +194,35 @@ def schema() -> None:
 
 @main.command()
 @click.argument("path", default="vlagen.yaml", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--force", is_flag=True, help="Overwrite an existing spec and schema.")
 def init(path: Path, force: bool) -> None:
-    """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors)."""
-    from .errors import ConflictError
+    """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors).
+
+    Writes both files or neither; refuses a symlink at either path, and, without --force,
+    either file existing.
+    """
+    from .errors import ConflictError, UsageError
+    from .outdir import OutDir
     from .render import templates_root
     from .spec import SCHEMA_FILE, json_schema
 
-    if path.exists() and not force:
-        raise ConflictError(f"{path} exists; use --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes((templates_root() / "starter.yaml").read_bytes())
+    if path.name == SCHEMA_FILE:
+        raise UsageError(f"{path}: that name is for the schema; name the spec differently")
     schema_path = path.parent / SCHEMA_FILE
-    schema_path.write_text(json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n")
+    files = {
+        path.name: (templates_root() / "starter.yaml").read_bytes(),
+        SCHEMA_FILE: (json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n").encode(),
+    }
+    with OutDir(path.parent, writing=True) as out:
+        for name in files:
+            out.check_writable(name)  # a symlink (even dangling) or a non-file: exit 2
+        existing = [str(path.parent / name) for name in files if out.exists(name)]
+    if existing and not force:
+        verb, them = ("exists", "it") if len(existing) == 1 else ("exist", "them")
+        raise ConflictError(f"{' and '.join(existing)} {verb}; use --force to overwrite {them}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with OutDir(path.parent, writing=True) as out:
+        out.create(files, replace=force)
     click.echo(f"wrote {path} and {schema_path}; next: vlagen new {path}")
 
 

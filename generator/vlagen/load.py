@@ -3,7 +3,9 @@ problem by ``file:line:col`` and key path."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import types
 import typing
 from dataclasses import dataclass
@@ -36,8 +38,13 @@ def load_spec(path: str | Path) -> LoadedSpec:
     """
     shown = str(path)
     try:
-        with Path(path).open("rb") as file:
-            raw = file.read(MAX_BYTES + 1)  # enough to refuse a larger file, never all of it
+        raw = _read_capped(str(path), MAX_BYTES + 1)  # enough to refuse a larger file
+    except _NotAFile as exc:
+        message = (
+            f"the spec is not a regular file (it is {exc.args[0]}); vlagen reads a spec from a "
+            "file, or from standard input named as /dev/stdin"
+        )
+        raise SpecError(shown, [Issue((), message)]) from None
     except OSError as exc:
         raise SpecError(shown, [Issue((), f"cannot read the spec: {exc.strerror}")]) from None
     if len(raw) > MAX_BYTES:
@@ -50,6 +57,45 @@ def load_spec(path: str | Path) -> LoadedSpec:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError(shown, [Issue((), "the spec is not UTF-8 text", line, 1)]) from None
     return load_spec_text(text, shown)
+
+
+#: Paths that name a descriptor the shell handed vlagen (``< spec.yaml``, ``<(cmd)``, a pipe):
+#: read even if they are a pipe or a terminal, since naming one is asking for it to be read.
+_STREAM = "/dev/stdin"
+_STREAM_DIRS = ("/dev/fd/", "/proc/self/fd/")
+
+
+class _NotAFile(Exception):
+    """The spec path names something other than a regular file; args[0] says what."""
+
+
+def _read_capped(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file at ``path``, or of the stream it names if it
+    is :data:`_STREAM` or in :data:`_STREAM_DIRS`.
+
+    Opened with ``O_NONBLOCK``, so a FIFO (or a device) at an ordinary path is refused with
+    :class:`_NotAFile` after ``fstat`` instead of hanging the open until a writer appears.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            stream = path == _STREAM or path.startswith(_STREAM_DIRS)
+            if not stream or stat.S_ISDIR(mode):
+                raise _NotAFile(_kind(mode))
+            os.set_blocking(fd, True)  # a stream asked for by name: wait for its writer
+        return file.read(limit)
+
+
+def _kind(mode: int) -> str:
+    kinds = [
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ]
+    return next((name for test, name in kinds if test(mode)), "neither a file nor a directory")
 
 
 def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:

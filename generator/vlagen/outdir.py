@@ -20,9 +20,14 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import ConflictError, OutputError
 
-__all__ = ["OutDir", "temp_name"]
+__all__ = ["MAX_READ_BYTES", "OutDir", "temp_name"]
+
+MAX_READ_BYTES = 64 << 20
+"""Largest file vlagen reads back at a generated path or as its manifest (64 MiB). vlagen's
+own files are kilobytes; anything this large was put there by someone else, and reading it
+whole into memory to compare it would be the only effect."""
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted at a generated path must not hang; fstat then refuses it.
@@ -71,8 +76,9 @@ class OutDir:
         """The content of the regular file at ``path``; ``None`` if nothing is there.
 
         Raises:
-            OutputError: a symlink at ``path`` or on the way to it, or something other than a
-                regular file (a directory, a FIFO) at ``path``.
+            OutputError: a symlink at ``path`` or on the way to it, something other than a
+                regular file (a directory, a FIFO) at ``path``, or a file larger than
+                :data:`MAX_READ_BYTES`.
         """
         *dirs, name = path.split("/")
         parent = self.dir(tuple(dirs))
@@ -86,9 +92,21 @@ class OutDir:
             self._explain_file(parent, path)
             raise
         with os.fdopen(fd, "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
                 raise self._not_a_file(path)
-            return file.read()
+            if info.st_size > MAX_READ_BYTES:
+                raise self._too_large(path)
+            data = file.read(MAX_READ_BYTES + 1)  # the file may have grown since the fstat
+            if len(data) > MAX_READ_BYTES:
+                raise self._too_large(path)
+            return data
+
+    def exists(self, path: str) -> bool:
+        """Whether anything, a dangling symlink included, is at ``path``."""
+        *dirs, name = path.split("/")
+        parent = self.dir(tuple(dirs))
+        return parent is not None and _lstat(parent, name) is not None
 
     def check_writable(self, path: str) -> None:
         """Refuse now, before anything is written, what :meth:`stage` and :meth:`commit` of
@@ -138,6 +156,49 @@ class OutDir:
             write_all(fd, content)
         finally:
             os.close(fd)
+
+    def create(self, files: dict[str, bytes], *, replace: bool) -> None:
+        """Write ``files`` (a name directly in the root, which must exist, -> content): all of
+        them or, if any fails, none.
+
+        Without ``replace`` each is created exclusively (``O_EXCL``): anything at a name, a
+        symlink (even dangling) included, fails the whole write with :class:`ConflictError`
+        (:class:`OutputError` for a symlink) and the files created so far are removed. With
+        ``replace`` each is staged under its temporary name and renamed into place, which
+        replaces what is there without following it.
+        """
+        parent = self.dir(())
+        if parent is None:
+            raise FileNotFoundError(2, "No such directory", str(self.root))
+        if replace:
+            try:
+                for name, content in files.items():
+                    self.stage(name, content, executable=False, made=[])
+                self.commit()
+            finally:
+                self.discard()
+            return
+        created: list[str] = []
+        try:
+            for name, content in files.items():
+                try:
+                    fd = os.open(name, _CREATE, 0o600, dir_fd=parent)
+                except FileExistsError:
+                    self.check_writable(name)  # a symlink or a non-file: named as such
+                    raise ConflictError(
+                        f"{self._show(name)} exists; use --force to overwrite it"
+                    ) from None
+                created.append(name)
+                try:
+                    os.fchmod(fd, 0o644)
+                    write_all(fd, content)
+                finally:
+                    os.close(fd)
+        except BaseException:
+            for name in created:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=parent)
+            raise
 
     def discard(self) -> None:
         """Remove every temporary file :meth:`stage` made and :meth:`commit` did not rename."""
@@ -243,6 +304,12 @@ class OutDir:
             raise _symlink(self._show(path), writing=self.writing) from None
         if mode is not None and not stat.S_ISREG(mode):
             raise self._not_a_file(path) from None
+
+    def _too_large(self, path: str) -> OutputError:
+        return OutputError(
+            f"{self._show(path)} is larger than {MAX_READ_BYTES:,} bytes (64 MiB), far more "
+            "than any file vlagen writes; move it out of the output directory"
+        )
 
     def _not_a_file(self, path: str) -> OutputError:
         shown = self._show(path)

@@ -19,8 +19,10 @@ this pass cannot overflow ours) counts and refuses:
   well under a second. Aliases and merge keys (``<<: *defaults``) stay usable within it;
   an alias inside the node it names (a cycle) is refused.
 
-Scalars that cannot be built (an integer of more than 4,300 digits, a date like 2020-13-45) are
-located errors too, as are integers beyond 64 bits, which no spec field takes.
+Scalars that cannot be built (a date like 2020-13-45) are located errors too, as are integers
+beyond 64 bits, which no spec field takes, and numbers written in more than
+:data:`MAX_NUMBER_CHARS` (100) characters, which are refused before they are built. Only
+scalars are built: a mapping or list used as a key is refused as such, not built.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ MAX_NODES = 20_000
 """Most nodes (keys, values, list items) accepted, each alias counted as what it expands to."""
 MAX_INT = 2**63 - 1
 """Largest integer magnitude a spec may hold."""
+MAX_NUMBER_CHARS = 100
+"""Longest scalar read as an int or a float, in characters. PyYAML builds a YAML 1.1
+sexagesimal int (``1:59:59...``) in time quadratic in its length (a 1 MiB one took ~47 s), so
+longer ones are refused before they are built. 100 is generous: the longest integer in range,
+``-0b`` and 63 binary digits, is 66 characters, and any double round-trips in 24."""
+_NUMBER_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 
 
 @dataclass(frozen=True)
@@ -273,7 +281,16 @@ def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues
         key_nodes: dict[str, int] = {}
         for key_node, value_node in node.value:
             mark = Mark.of(key_node.start_mark)
+            if not isinstance(key_node, yaml.ScalarNode):  # not built: it could be anything
+                what = "a mapping" if isinstance(key_node, yaml.MappingNode) else "a list"
+                issues.append(
+                    Issue(loc, f"keys must be strings, got {what}", mark.line, mark.column)
+                )
+                continue
+            unbuilt = len(issues)
             key = _scalar(loader, key_node, loc, issues)
+            if len(issues) > unbuilt:  # the key could not be built; that issue says why
+                continue
             if not isinstance(key, str):
                 message = f"keys must be strings, got {short_repr(key)}"
                 issues.append(Issue(loc, message, mark.line, mark.column))
@@ -304,6 +321,14 @@ def _build(loader: Any, node: yaml.Node, loc: KeyPath, source: SourceMap, issues
 def _scalar(loader: Any, node: yaml.Node, loc: KeyPath, issues: list) -> Any:
     """A scalar (or a key) built like ``safe_load`` builds it; one it cannot is an issue."""
     mark = Mark.of(node.start_mark)
+    if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
+        tag = node.tag.rsplit(":", 1)[-1]
+        message = (
+            f"this {tag} is {len(node.value):,} characters long; vlagen reads numbers of at "
+            f"most {MAX_NUMBER_CHARS} characters (quote it if it is meant as a string)"
+        )
+        issues.append(Issue(loc, message, mark.line, mark.column))
+        return None
     try:
         value = loader.construct_object(node, deep=True)
     except (ValueError, OverflowError) as exc:  # a huge int, an impossible date
