@@ -6,6 +6,7 @@ deadline, with no process or shared-memory segment left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import signal
@@ -168,6 +169,151 @@ def test_a_signalled_worker_fails_the_step_in_time(
         # SIGTERM is caught, so the worker is killed after the grace period
         assert TIMEOUT <= took < TIMEOUT + 2 * GRACE + 1.0
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+# Far more than a socket's buffer (~2 x 208 KiB on Linux): a worker that does not read
+# leaves its call unsent.
+BIG = np.zeros((N, 1 << 19), np.float32), np.zeros(N, bool)
+
+
+def test_a_call_a_stopped_worker_cannot_take_fails_in_time(leaves_nothing) -> None:
+    vector, _ = _pool(HangsOnSigterm, leaves_nothing)
+    pids = vector.pids
+    os.kill(pids[1], signal.SIGSTOP)
+    watchdog = threading.Timer(TIMEOUT + 2 * GRACE + 2.0, _kill, (pids,))  # else a hang
+    watchdog.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(
+            BackendError, match=r"^worker 1 \(envs 2\.\.3\) \(stopped\) did"
+        ):
+            vector.step(*BIG)
+    finally:
+        watchdog.cancel()
+    assert TIMEOUT <= time.monotonic() - start < TIMEOUT + 2 * GRACE + 1.0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_ctrl_c_while_a_call_cannot_be_sent_closes_the_pool(leaves_nothing) -> None:
+    """The interrupted call leaves worker 1 half a message, and a full socket: closing
+    must not wait on either."""
+    vector, _ = _pool(HangsOnSigterm, leaves_nothing)
+    pids = vector.pids
+    os.kill(pids[1], signal.SIGSTOP)
+    watchdog = threading.Timer(TIMEOUT + 2 * GRACE + 2.0, _kill, (pids,))
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    watchdog.start()
+    timer.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            vector.step(*BIG)
+    finally:
+        timer.join()
+        watchdog.cancel()
+    assert time.monotonic() - start < 0.2 + 2 * GRACE + 1.0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_a_second_ctrl_c_while_closing_still_kills_the_workers(leaves_nothing) -> None:
+    vector, _ = _pool(HangsOnSigterm, leaves_nothing)
+    pids = vector.pids
+    os.kill(pids[1], signal.SIGSTOP)  # told to close, it never does: close waits GRACE
+    timer = threading.Timer(GRACE / 2, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            vector.close()
+    finally:
+        timer.join()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_a_closed_pool_says_so(leaves_nothing) -> None:
+    actions = np.zeros((N, CHUNK, DIM), np.float32)
+    _, env = _pool(synthetic.make, leaves_nothing)
+    env.close()
+    with pytest.raises(BackendError, match="^the env pool is closed$"):
+        env.step(actions)
+    _, env = _pool(Dying, leaves_nothing)
+    with pytest.raises(BackendError, match="died during step"):
+        env.step(actions)
+    with pytest.raises(BackendError) as caught:
+        env.reset()
+    assert str(caught.value) == (
+        "the env pool is closed; it was closed after: "
+        "worker 0 (envs 0..1) died during step with exit code 7"
+    )
+
+
+HANGING_PARENT = """
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pusht_openvla_oft.env.backends import synthetic
+from pusht_openvla_oft.env.vector import SubprocessVector
+
+
+class Hangs(synthetic.SyntheticBackend):
+    def step(self, control):
+        Path(sys.argv[1], str(self.index)).touch()
+        time.sleep(60)
+
+
+if __name__ == "__main__":
+    vector = SubprocessVector(Hangs, 4, 2, start_timeout=60)
+    print(*vector.pids, flush=True)
+    vector.step(np.zeros((4, 1), np.float32), np.ones(4, bool))
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
+def test_workers_die_with_their_parent_even_mid_call(tmp_path: Path) -> None:
+    """The parent is SIGKILLed while every worker is inside a backend's step: they would
+    notice only at their next read."""
+    script = tmp_path / "parent.py"
+    script.write_text(HANGING_PARENT)
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    pids: list[int] = []
+    try:
+        pids = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(pids) == 2
+        deadline = time.monotonic() + START
+        while not all((tmp_path / i).exists() for i in "02"):  # both workers mid-step
+            assert time.monotonic() < deadline and parent.poll() is None
+            time.sleep(0.02)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 2.0
+        while not all(_gone(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        parent.kill()
+        parent.wait()
+        parent.stdout.close()
+        _kill(pids)
 
 
 def test_a_hung_reset_has_its_own_deadline(leaves_nothing) -> None:

@@ -11,22 +11,29 @@ rewards, flags and info dicts are pickled.
 Every pool call has a deadline (the spec's ``env.step_timeout_s``, ``env.reset_timeout_s``
 for reset and start-up): a worker that has not answered by then (hung, stopped, or caught a
 SIGTERM and carried on) is terminated, killed after a grace period, the pool is closed and
-the call raises :class:`BackendError` naming the worker, its envs and the call. Workers
-ignore SIGINT: a Ctrl-C in the terminal reaches the whole process group, and the parent
-alone handles it, closing the pool.
+the call raises :class:`BackendError` naming the worker, its envs and the call. The
+deadline covers sending the call too: a worker that does not read (stopped, hung) fills its
+socket, so calls are written without blocking, all workers at once, until the deadline.
+Workers ignore SIGINT: a Ctrl-C in the terminal reaches the whole process group, and the
+parent alone handles it, closing the pool; on Linux a worker is killed with its parent.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
+import selectors
 import signal
+import struct
+import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing import connection, util
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,6 +44,9 @@ from .backends.base import Backend
 
 Factory = Callable[[int], Backend]
 StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]
+
+_HEADER = struct.Struct("!Q")  # a call's length, before its pickle (parent -> worker)
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 
 class BackendError(RuntimeError):
@@ -194,12 +204,23 @@ class SubprocessVector:
         self._grace = grace
         self._conns: list = []
         self._procs: list = []
+        self._torn: set[int] = set()  # workers left with half a call: not told to close
+        self._closed_by: str | None = None  # the failure that closed the pool
         # Runs on close, on garbage collection and at interpreter exit, before
         # multiprocessing's own exit hook joins daemon workers (which could wait forever
         # on one that ignores SIGTERM).
         self._finalizer = util.Finalize(
-            self, _shutdown, (self._conns, self._procs, grace), exitpriority=10
+            self,
+            _shutdown,
+            (self._conns, self._procs, grace, self._torn),
+            exitpriority=10,
         )
+        # PR_SET_PDEATHSIG fires when the thread that started the worker ends, and tells
+        # of the worker's parent: only for a pool made by the main thread, whose process
+        # starts the workers itself (not a forkserver).
+        direct = ctx.get_start_method() in ("spawn", "fork")
+        main = threading.current_thread() is threading.main_thread()
+        parent_pid = os.getpid() if direct and main else None
         try:
             with _children_ignore_sigint():
                 for index, rows in enumerate(self._slices):
@@ -214,6 +235,7 @@ class SubprocessVector:
                             raw,
                             num_envs,
                             check_every_step,
+                            parent_pid,
                         ),
                         name=f"env-worker-{index}",
                         daemon=True,
@@ -225,7 +247,7 @@ class SubprocessVector:
         except BaseException:
             self.close()
             raise
-        bounds = self._collect("make", range(len(self._procs)))
+        bounds = self._collect("make", range(len(self._procs)), self._deadline("make"))
         self.control_low, self.control_high = bounds[0]
 
     @property
@@ -262,8 +284,20 @@ class SubprocessVector:
         return rewards, terminated, truncated, infos
 
     def close(self) -> None:
-        """Ask the workers to exit; terminate, then kill, those that do not. Idempotent."""
+        """Ask the workers to exit; terminate, then kill, those that do not. Idempotent.
+        A second Ctrl-C while it waits for them skips the wait: they are killed."""
         self._finalizer()
+
+    def _abort(self, why: BaseException) -> None:
+        """Close the pool because of ``why``, which later calls will name."""
+        if self._closed_by is None and self._finalizer.still_active():
+            self._closed_by = (
+                str(why) if isinstance(why, BackendError) else _describe(why)
+            )
+        self.close()
+
+    def _deadline(self, call: str) -> float:
+        return time.monotonic() + self._timeouts[call]
 
     def _locate(self, env: int) -> tuple[int, int]:
         for w, rows in enumerate(self._slices):
@@ -277,21 +311,71 @@ class SubprocessVector:
                 self.texts[name][row] = value
 
     def _gather(self, call: str, messages: list) -> dict[int, Any]:
-        """Send each worker its message (``None``: skip it), then collect the replies."""
+        """Send each worker its message (``None``: skip it), then collect the replies, all
+        before the call's deadline. Any failure, and a Ctrl-C, closes the pool."""
+        if not self._finalizer.still_active():
+            reason = (
+                f"; it was closed after: {self._closed_by}" if self._closed_by else ""
+            )
+            raise BackendError(f"the env pool is closed{reason}")
+        deadline = self._deadline(call)
+        frames = {w: _frame(m) for w, m in enumerate(messages) if m is not None}
         try:
-            for w, message in enumerate(messages):
-                if message is not None:
-                    self._send(w, message, call)
-        except BaseException:  # a Ctrl-C mid-send: the workers are out of step, close
-            self.close()
+            stuck, dead = self._write(frames, deadline)
+            if dead is not None:
+                self._fail(dead, call)
+            if stuck:
+                self._stuck(stuck, call, self._timeouts[call])
+        except BaseException as exc:
+            self._abort(exc)
             raise
-        return self._collect(call, [w for w, m in enumerate(messages) if m is not None])
+        return self._collect(call, list(frames), deadline)
 
-    def _collect(self, call: str, workers: Sequence[int]) -> dict[int, Any]:
-        """Each worker's reply to ``call``, waiting for all of them at once until the call's
-        deadline. Any failure, and a KeyboardInterrupt while waiting, closes the pool."""
-        timeout = self._timeouts[call]
-        deadline = time.monotonic() + timeout
+    def _write(
+        self, frames: dict[int, memoryview], deadline: float
+    ) -> tuple[list[int], int | None]:
+        """Write each worker its frame, to all at once, never blocking: the sockets are
+        non-blocking meanwhile and written as they take data, until ``deadline``. Returns
+        the workers whose frame was not all written by then, and a worker found dead.
+        (A thread per send, joined with a timeout, would leave threads blocked in writes,
+        and a frame half-written when a Ctrl-C comes; here the frames half-written are
+        known, in ``_torn``, and those workers are not sent "close" after them.)"""
+        pending, dead = dict(frames), None
+        selector = selectors.DefaultSelector()
+        try:
+            for w in pending:
+                os.set_blocking(self._conns[w].fileno(), False)
+                selector.register(self._conns[w].fileno(), selectors.EVENT_WRITE, w)
+            while pending and dead is None:
+                events = selector.select(max(0.0, deadline - time.monotonic()))
+                if not events:
+                    break
+                for key, _ in events:
+                    w = key.data
+                    try:
+                        sent = os.write(key.fd, pending[w])
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the worker died: its end of the socket closed
+                        dead = w
+                        break
+                    pending[w] = pending[w][sent:]
+                    if not pending[w]:
+                        del pending[w]
+                        selector.unregister(key.fd)
+        finally:
+            for w, frame in frames.items():
+                os.set_blocking(self._conns[w].fileno(), True)
+                if w in pending and len(pending[w]) < len(frame):
+                    self._torn.add(w)
+            selector.close()
+        return sorted(pending), dead
+
+    def _collect(
+        self, call: str, workers: Sequence[int], deadline: float
+    ) -> dict[int, Any]:
+        """Each worker's reply to ``call``, waiting for all of them at once until
+        ``deadline``. Any failure, and a KeyboardInterrupt while waiting, closes the pool."""
         pending, replies = set(workers), {}
         try:
             while pending:
@@ -301,22 +385,16 @@ class SubprocessVector:
                     list(owner), max(0.0, deadline - time.monotonic())
                 )
                 if not ready:
-                    self._stuck(sorted(pending), call, timeout)
+                    self._stuck(sorted(pending), call, self._timeouts[call])
                 for w in sorted({owner[r] for r in ready}):
                     if not self._conns[w].poll():  # the process ended, nothing to read
                         self._fail(w, call)
                     replies[w] = self._receive(w, call)
                     pending.discard(w)
-        except BaseException:
-            self.close()
+        except BaseException as exc:
+            self._abort(exc)
             raise
         return replies
-
-    def _send(self, w: int, message: tuple, call: str) -> None:
-        try:
-            self._conns[w].send(message)
-        except OSError:
-            self._fail(w, call)
 
     def _receive(self, w: int, call: str) -> Any:
         try:
@@ -325,10 +403,11 @@ class SubprocessVector:
             self._fail(w, call)
         if status == "error":
             env, message = payload
-            self.close()
-            raise BackendError(
+            error = BackendError(
                 f"env {env}: {call} failed in worker {w}: {message}", env, worker=w
             )
+            self._abort(error)
+            raise error
         return payload
 
     def _worker_name(self, w: int) -> str:
@@ -338,30 +417,32 @@ class SubprocessVector:
     def _fail(self, w: int, call: str) -> NoReturn:
         proc = self._procs[w]
         proc.join(timeout=1.0)
-        self.close()
         hint = "; its output above says why" if call == "make" else ""
-        raise BackendError(
+        error = BackendError(
             f"worker {self._worker_name(w)} died during {call} "
             f"with exit code {proc.exitcode}{hint}",
             int(self._slices[w][0]),
             worker=w,
         )
+        self._abort(error)
+        raise error
 
     def _stuck(self, workers: list[int], call: str, timeout: float) -> NoReturn:
         states = [_stopped(self._procs[w].pid) for w in workers]
         _stop([self._procs[w] for w in workers], self._grace)
-        self.close()
         names = ", ".join(
             self._worker_name(w) + state
             for w, state in zip(workers, states, strict=True)
         )
         field = "step_timeout_s" if call == "step" else "reset_timeout_s"
-        raise BackendError(
+        error = BackendError(
             f"worker{'s' if len(workers) > 1 else ''} {names} did not answer {call} within "
             f"{timeout:g} s (env.{field}); terminated, and the pool closed",
             int(self._slices[workers[0]][0]),
             worker=workers[0],
         )
+        self._abort(error)
+        raise error
 
 
 def _start(proc: Any, method: str) -> None:
@@ -399,6 +480,78 @@ def _children_ignore_sigint() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, handler)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block is done (then raise it): for the few
+    milliseconds that kill the workers, so a second Ctrl-C cannot leave one running.
+    Only the main thread can set handlers; from another, nothing is held back."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is None
+    ):
+        yield
+        return
+    caught: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _frame(message: tuple) -> memoryview:
+    """A call as the parent writes it: its pickle's length, then the pickle."""
+    data = ForkingPickler.dumps(message)
+    return memoryview(_HEADER.pack(len(data)) + bytes(data))
+
+
+def _read_exact(fd: int, n: int) -> bytearray | None:
+    """``n`` bytes from ``fd``; ``None`` at end of file (the parent went away)."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        read = os.readv(fd, [view[got:]])
+        if not read:
+            return None
+        got += read
+    return buf
+
+
+def _read_frame(fd: int) -> Any:
+    """The next call written by :meth:`SubprocessVector._write`; ``None`` at end of file."""
+    header = _read_exact(fd, _HEADER.size)
+    data = None if header is None else _read_exact(fd, _HEADER.unpack(header)[0])
+    return None if data is None else ForkingPickler.loads(data)
+
+
+def _send_nowait(conn: Any, message: tuple) -> bool:
+    """Write a small message if the socket takes it now; whether it did."""
+    frame = _frame(message)
+    try:
+        os.set_blocking(conn.fileno(), False)
+        try:
+            return os.write(conn.fileno(), frame) == len(frame)
+        finally:
+            os.set_blocking(conn.fileno(), True)
+    except OSError:  # full (a worker that does not read), or the worker exited
+        return False
+
+
+def _die_with_parent(parent_pid: int | None) -> None:
+    """On Linux, have the kernel SIGKILL this worker when its parent dies, even while it
+    is stuck in a backend call (it would notice only at its next read); and exit now if
+    the parent is already gone. ``None``: the parent asked for neither."""
+    if parent_pid is None or not sys.platform.startswith("linux"):
+        return
+    with suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent_pid:
+        os._exit(1)
 
 
 def _stopped(pid: int | None) -> str:
@@ -443,15 +596,27 @@ def _stop(procs: Sequence[Any], grace: float) -> None:
     _join(running, grace)
 
 
-def _shutdown(conns: list, procs: list, grace: float) -> None:
-    """Ask every worker to close, wait ``grace`` seconds, then stop what is still running."""
-    for conn in conns:
-        with suppress(OSError):  # a worker that already exited
-            conn.send(("close", None))
-    _join(procs, grace)
-    _stop(procs, grace)
-    for conn in conns:
-        conn.close()
+def _shutdown(conns: list, procs: list, grace: float, torn: set[int]) -> None:
+    """Ask every worker to close, wait ``grace`` seconds for those that were told, then
+    stop what is still running. Nothing here blocks on a worker: the "close" message is
+    written only if its socket takes it at once, and not after half a call (``torn``).
+    Interrupted (a second Ctrl-C), it still kills every worker before raising."""
+    try:
+        told = [
+            procs[w]
+            for w, conn in enumerate(conns)
+            if w not in torn and _send_nowait(conn, ("close", None))
+        ]
+        _join(told, grace)
+        _stop(procs, grace)
+    finally:
+        with _sigint_deferred():
+            for proc in procs:
+                if proc.is_alive():
+                    proc.kill()
+            _join(procs, grace)
+            for conn in conns:
+                conn.close()
 
 
 def _worker(
@@ -462,10 +627,13 @@ def _worker(
     raw: dict,
     num_envs: int,
     check: bool,
+    parent_pid: int | None,
 ) -> None:
     """A pool worker: builds its backends, then serves reset/step until told to close or
-    until the parent goes away (its end of the pipe closes). SIGINT is ignored: the
-    parent handles a Ctrl-C and closes the pool."""
+    until the parent goes away (its end of the pipe closes; on Linux the kernel kills it
+    then, even mid-call). SIGINT is ignored: the parent handles a Ctrl-C and closes the
+    pool."""
+    _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent_end.close()
     buffers = _shared_buffers(raw, num_envs)
@@ -479,9 +647,12 @@ def _worker(
         conn.send(("ok", (first.control_low, first.control_high)))
         while True:
             try:
-                command, payload = conn.recv()
-            except EOFError:
+                message = _read_frame(conn.fileno())
+            except OSError:
                 return
+            if message is None:
+                return
+            command, payload = message
             if command == "close":
                 return
             if command == "reset":
