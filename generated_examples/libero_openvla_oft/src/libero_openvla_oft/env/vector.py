@@ -635,6 +635,9 @@ def _worker(
     pool."""
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ.setdefault(
+        "SDL_NO_SIGNAL_HANDLERS", "1"
+    )  # pygame's SDL would take SIGTERM
     parent_end.close()
     buffers = _shared_buffers(raw, num_envs)
     texts = observations.allocate_texts(num_envs)
@@ -646,6 +649,10 @@ def _worker(
         first = envs.backends[0]
         conn.send(("ok", (first.control_low, first.control_high)))
         while True:
+            # A worker ends on SIGTERM, so the parent learns of it at once, even where the
+            # simulator took the signal for itself while building or stepping (SDL makes it
+            # a quit event and carries on). One that takes it mid-call misses the deadline.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
                 message = _read_frame(conn.fileno())
             except OSError:
