@@ -62,8 +62,14 @@ _PYCACHE: list[str] = []
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests first, so that the workers of ``-n`` do not end on one of them alone."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The slow tests first, longest (``slow(minutes=N)``) first, so that the workers of
+    ``-n`` do not end on one of them alone."""
+
+    def minutes(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("slow")
+        return 0 if mark is None else mark.kwargs.get("minutes", 1)
+
+    items.sort(key=minutes, reverse=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -67,7 +67,7 @@ def test_goldens_are_ruff_clean() -> None:
             assert done.returncode == 0, f"ruff {args} in {golden.name}:\n{done.stdout}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=3)
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_golden_passes_its_own_tests_in_a_fresh_venv(spec: Path, tmp_path: Path) -> None:
     """What the golden's README tells a user, on a clean venv: torch (the CPU build this
