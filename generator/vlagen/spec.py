@@ -671,6 +671,22 @@ class Resources(StrictModel):
 
     nodes: Count(16384) = Field(default=1, description="Number of machines; 1 to 16384.")
     gpus_per_node: Count(64) = Field(default=8, description="GPUs on each machine; 1 to 64.")
+    env_gpus_per_node: Count(64) | None = Field(
+        default=None,
+        description="GPUs of each machine that run simulators, where the framework places "
+        "env workers apart from the policy (verl); default half of gpus_per_node, or all of "
+        "them on env_nodes.",
+    )
+    env_nodes: Annotated[int, Field(ge=0, le=16384)] = Field(
+        default=0,
+        description="Machines of their own for the simulators (verl's disaggregated mode); "
+        "0 runs them on the training machines. 0 to 16384.",
+    )
+    pipeline_stages: Count(8) = Field(
+        default=1,
+        description="Env/rollout pipeline stages: each env worker's envs are split into this "
+        "many groups that step while the policy acts for the others (verl); 1 to 8.",
+    )
 
 
 class Spec(StrictModel):
