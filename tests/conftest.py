@@ -77,6 +77,43 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(prefix, ignore_errors=True)
 
 
+#: The verl target's source (its VLA code is not in the wheel): a `git archive` of tag v0.7.1.
+VERL_ARCHIVE = "verl-0.7.1-src.tar.gz"
+
+
+def find_verl_source() -> Path | None:
+    """The verl v0.7.1 source: ``$VLAGEN_VERL_SRC`` (an archive or a checkout), else the
+    archive in ``<repo>/../shared/frameworks/``, else in ``/work/shared/frameworks/``."""
+    named = os.environ.get("VLAGEN_VERL_SRC")
+    if named:
+        candidates = [Path(named)]
+    else:
+        candidates = [REPO.parent / "shared" / "frameworks" / VERL_ARCHIVE]
+        candidates.append(Path("/work/shared/frameworks") / VERL_ARCHIVE)
+    return next((c for c in candidates if c.exists()), None)
+
+
+@pytest.fixture(scope="session")
+def verl_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The verl v0.7.1 source tree (a tarball extracted once per test process), also exported
+    as ``VERL_SRC`` for the generated packages' tests that ``run_package_tests`` runs. Absent:
+    skips, or fails under CI (``CI=true``)."""
+    from vlagen.targets._verl_snapshot import source_root
+
+    found = find_verl_source()
+    if found is None:
+        message = (
+            "verl v0.7.1 source not found: set VLAGEN_VERL_SRC to its git archive "
+            f"({VERL_ARCHIVE}) or a checkout of tag v0.7.1"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    root = source_root(found, tmp_path_factory.mktemp("verl-src"))
+    os.environ["VERL_SRC"] = str(root)
+    return root
+
+
 # `import siirl` (the siiRL target's tests) adds a log file sink under ./siirl_logs otherwise.
 os.environ.setdefault("SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs"))
 

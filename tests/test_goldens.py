@@ -19,6 +19,9 @@ from refresh_goldens import render_example
 from vlagen.load import load_spec
 from vlagen.plan import make_plan
 
+#: Frameworks installed from a checkout (``FrameworkSource``) → the fixture with their source.
+SOURCE_FIXTURES = {"verl": "verl_src"}
+
 IGNORED = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 
 
@@ -69,7 +72,9 @@ def test_goldens_are_ruff_clean() -> None:
 
 @pytest.mark.slow(minutes=3)
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
-def test_golden_passes_its_own_tests_in_a_fresh_venv(spec: Path, tmp_path: Path) -> None:
+def test_golden_passes_its_own_tests_in_a_fresh_venv(
+    spec: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """What the golden's README tells a user, on a clean venv: torch (the CPU build this
     suite runs on), the ``test`` extra, the frameworks ``--no-deps``, then ``pytest``. Catches
     an import the package's extras do not declare. Where the extra installs the simulator
@@ -83,6 +88,9 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(spec: Path, tmp_path: Path)
     installs = [[f"torch=={version('torch')}"], ["-e", ".[test]"]]
     if plan.framework_test_installs:
         installs.append(["--no-deps", *plan.framework_test_installs])
+    for source in plan.framework_sources:  # the README's checkout: here the archive, extracted
+        checkout = request.getfixturevalue(SOURCE_FIXTURES[source.folder])
+        installs.append(["--no-deps", "-e", str(checkout)])
     for args in installs:
         done = subprocess.run([*pip, *args], cwd=package, capture_output=True, text=True)
         assert done.returncode == 0, f"pip install {' '.join(args)}:\n{done.stderr}"

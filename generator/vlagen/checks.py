@@ -18,7 +18,7 @@ from .families import FAMILIES, SPECIAL_TOKENS
 from .plan import GENERATED_MODULES
 from .presets import PRESETS, PresetDecl
 from .spec import EnvAction, Normalization, Spec, WaypointAction
-from .targets import TargetDecl, all_targets, find_target
+from .targets import TargetDecl, all_targets, find_target, unsupported
 
 PROMPT_FIELDS = {"task"}
 RESERVED_OBS = {"state", "task"}
@@ -381,6 +381,14 @@ def _unique(items: list, attr: str, loc: tuple) -> Iterator[Issue]:
 
 def _unknown_version(framework: str, version: str, index: int) -> Iterator[Issue]:
     versions = [t.version for t in all_targets() if t.framework == framework]
+    known = unsupported(framework, version)
+    if known is not None:
+        yield Issue(
+            ("targets", index, "version"),
+            f"{framework} {version} is not supported: {known.reason}. {known.instead} "
+            f"(supported: {', '.join(versions)})",
+        )
+        return
     yield Issue(
         ("targets", index, "version"),
         f"{framework} {version!r} is not supported{did_you_mean(version, versions)} "

@@ -228,11 +228,19 @@ def init(path: Path, force: bool) -> None:
 
 @main.command()
 def targets() -> None:
-    """List the supported targets: framework, version line, what installs, algorithms."""
-    from .targets import all_targets
+    """List the supported targets: framework, version line, what installs, algorithms; then
+    the frameworks vlagen knowingly does not target, with why."""
+    from .targets import UNSUPPORTED, all_targets
 
     for t in all_targets():
-        click.echo(f"{t.framework} {t.version}  ({t.title}; installs {t.requirement})")
+        installs = t.requirement
+        if t.source is not None:
+            installs = f"{t.requirement} from a {t.source.tag} checkout of {t.source.repository}"
+        click.echo(f"{t.framework} {t.version}  ({t.title}; installs {installs})")
         click.echo(f"  algorithms: {', '.join(t.algorithms)}")
         click.echo(f"  model families: {', '.join(t.model_families)}")
         click.echo(f"  contract: {t.contract}")
+    for entry in UNSUPPORTED:
+        click.echo(f"{entry.label}  NOT supported")
+        click.echo(f"  why: {entry.reason}")
+        click.echo(f"  instead: {entry.instead}")

@@ -164,6 +164,8 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         tag = ctx.get("tag")
         hint = did_you_mean(str(tag)[:100], tags)
         message = f"unknown {key} {short_repr(tag)}{hint} (expected: {', '.join(tags)})"
+    elif kind == "literal_error" and (known := _unsupported_framework(loc, value)):
+        message = known
     elif kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
@@ -171,6 +173,22 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         message = f"{message}, got {short_repr(value)}"
     mark = source.locate(loc)
     return Issue(loc, message, mark.line, mark.column)
+
+
+def _unsupported_framework(loc: KeyPath, value: Any) -> str | None:
+    """The reason a ``targets[i].framework`` vlagen knowingly does not target is refused
+    (:data:`vlagen.targets.UNSUPPORTED`), instead of a bare list of choices."""
+    from .targets import framework_names, unsupported
+
+    if len(loc) != 3 or loc[0] != "targets" or loc[2] != "framework" or not isinstance(value, str):
+        return None
+    entry = unsupported(value)
+    if entry is None:
+        return None
+    return (
+        f"{value} is not supported: {entry.reason}. {entry.instead} "
+        f"(supported frameworks: {', '.join(framework_names())})"
+    )
 
 
 def _data_loc(raw: tuple, data: Any, *, keep_last: bool) -> KeyPath:

@@ -21,7 +21,7 @@ from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .spec import Spec
-from .targets import TargetDecl, find_target
+from .targets import FrameworkSource, TargetDecl, find_target
 from .tree import Mode
 
 
@@ -126,8 +126,22 @@ class Plan:
     @property
     def framework_test_installs(self) -> list[str]:
         """The frameworks the package's tests import, installed ``--no-deps`` beside the
-        ``test`` extra (their full dependencies are for training, on a GPU machine)."""
-        return list(dict.fromkeys(t.decl.test_install for t in self.targets if t.decl.templates))
+        ``test`` extra (their full dependencies are for training, on a GPU machine); those
+        installed from a source checkout are :attr:`framework_sources` instead."""
+        return list(
+            dict.fromkeys(
+                t.decl.test_install
+                for t in self.targets
+                if t.decl.templates and t.decl.source is None
+            )
+        )
+
+    @property
+    def framework_sources(self) -> list[FrameworkSource]:
+        """The frameworks installed from a checkout (``pip install -e``, ``--no-deps`` for the
+        tests) because their wheel lacks the code the adapter runs."""
+        found = (t.decl.source for t in self.targets if t.decl.templates and t.decl.source)
+        return list(dict.fromkeys(found))
 
     def target(self, framework: str) -> PlannedTarget:
         return next(t for t in self.targets if t.decl.framework == framework)

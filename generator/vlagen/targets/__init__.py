@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -22,13 +22,53 @@ from ..errors import Issue
 if TYPE_CHECKING:
     from ..spec import Spec
 
-__all__ = ["TargetDecl", "all_targets", "find_target", "framework_names"]
+__all__ = [
+    "UNSUPPORTED",
+    "FrameworkSource",
+    "TargetDecl",
+    "Unsupported",
+    "all_targets",
+    "find_target",
+    "framework_names",
+    "unhonoured_resources",
+    "unsupported",
+]
 
 #: A plan check: given the spec and the index of this target in ``spec.targets``, yield issues.
 Check = Callable[["Spec", int], Iterable[Issue]]
 #: The target's own plan: given the resolved spec and this target's index, the data its
 #: templates lay out (config keys, pipeline nodes, shapes), computed once in Python.
 TargetPlanner = Callable[["Spec", int], Any]
+
+
+@dataclass(frozen=True)
+class FrameworkSource:
+    """A framework whose code the target needs is not in its wheel: it is installed from a
+    checkout of ``repository`` at ``tag`` (``pip install -e``), which also satisfies the
+    extra's ``requirement`` pin, so the extra's other requirements install beside it."""
+
+    repository: str  #: https URL of the git repository, without ``.git``
+    tag: str
+    commit: str  #: the commit ``tag`` names, for a reader to check the checkout
+    why: str  #: what the wheel lacks
+
+    @property
+    def folder(self) -> str:
+        return self.repository.rstrip("/").rsplit("/", 1)[1]
+
+    @property
+    def clone(self) -> str:
+        return f"git clone --branch {self.tag} --depth 1 {self.repository}.git"
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """What a user runs to train: the checkout, installed with its dependencies."""
+        return (self.clone, f"pip install -e ./{self.folder}")
+
+    @property
+    def test_commands(self) -> tuple[str, ...]:
+        """What the package's tests need: the checkout alone (``--no-deps``, like a wheel)."""
+        return (self.clone, f"pip install --no-deps -e ./{self.folder}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +93,9 @@ class TargetDecl:
             framework does not declare (the generated package's extra lists both).
         test_requirements: What the generated verification tests need to import the
             framework's classes when it is installed ``--no-deps``.
+        source: Where the framework is installed from when its wheel lacks the code the
+            adapter runs (``None``: the wheel ``requirement`` names is enough). The extra
+            keeps ``requirement``, which the checkout satisfies.
     """
 
     framework: str
@@ -67,6 +110,7 @@ class TargetDecl:
     planner: TargetPlanner | None = None
     runtime_requirements: tuple[str, ...] = ()
     test_requirements: tuple[str, ...] = ()
+    source: FrameworkSource | None = None
 
     @property
     def pinned_version(self) -> str:
@@ -82,6 +126,77 @@ class TargetDecl:
     @property
     def key(self) -> str:
         return f"{self.framework}@{self.version}"
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A framework (or some version lines of one) vlagen knowingly does not target."""
+
+    framework: str
+    versions: tuple[str, ...] | None  #: the version lines meant; ``None``: every one
+    reason: str  #: why no adapter can be generated for it
+    instead: str  #: what a spec can name instead
+
+    def matches(self, framework: str, version: str) -> bool:
+        return framework == self.framework and (self.versions is None or version in self.versions)
+
+    @property
+    def label(self) -> str:
+        lines = "any version" if self.versions is None else ", ".join(self.versions)
+        return f"{self.framework} ({lines})"
+
+
+_VERL_VLA = (
+    "verl-vla (the VLA successor of verl's experimental VLA code) removed the PPO command at "
+    "v0.1.0, training SAC and RECAP only, and replaced the env contract "
+    "(reset_envs_to_state_ids / chunk_step behind EnvManager) with BaseEnv's "
+    "env_init / env_reset / env_step / env_close; its main has since changed BaseEnv.step "
+    "again (an action_executor configured by a cfg.action_execution block)"
+)
+
+#: What ``vlagen targets`` lists as not supported, and what a spec naming it is told: data,
+#: matched in order, so adding an entry is the whole change.
+UNSUPPORTED: tuple[Unsupported, ...] = (
+    Unsupported("verl-vla", None, _VERL_VLA, "GRPO/PPO on verl means verl 0.7 (the v0.7.1 line)"),
+    Unsupported(
+        "verl",
+        ("0.8", "0.9", "vla"),
+        "verl 0.8 and later have no VLA code (verl/experimental/vla is gone; verl's VLA "
+        "work goes on in verl-vla, and " + _VERL_VLA + ")",
+        "GRPO/PPO on verl means verl 0.7 (the v0.7.1 line)",
+    ),
+)
+
+
+def unsupported(framework: str, version: str | None = None) -> Unsupported | None:
+    """The :data:`UNSUPPORTED` entry for ``framework`` at ``version`` (any version where
+    ``version`` is None), or None."""
+    for entry in UNSUPPORTED:
+        if entry.framework == framework and (version is None or entry.matches(framework, version)):
+            return entry
+    return None
+
+
+def unhonoured_resources(spec: Spec, index: int, title: str, why: str) -> Iterator[Issue]:
+    """Located errors for the ``resources`` fields of verl's env/rollout split
+    (``env_gpus_per_node``, ``env_nodes``, ``pipeline_stages``) set to other than their defaults
+    in a spec whose target ``index`` (``title``) places its workers another way (``why``): a
+    value the generated package would silently ignore."""
+    resources = spec.resources
+    where = f"{title} (targets[{index}])"
+    given = {
+        "env_gpus_per_node": resources.env_gpus_per_node is not None,
+        "env_nodes": resources.env_nodes != 0,
+        "pipeline_stages": resources.pipeline_stages != 1,
+    }
+    for key, set_ in given.items():
+        if set_:
+            value = getattr(resources, key)
+            yield Issue(
+                ("resources", key),
+                f"{where} does not honour resources.{key} ({value}): {why}; leave it unset "
+                "(it is verl's env/rollout split)",
+            )
 
 
 @cache

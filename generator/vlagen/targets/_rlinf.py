@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import TargetDecl
+from . import TargetDecl, unhonoured_resources
 from ._config_schema import load_schema
 
 if TYPE_CHECKING:
@@ -314,7 +314,19 @@ def _mismatched_extra_views(spec: Spec) -> Iterator[tuple[Any, Any]]:
             yield extras[0], other
 
 
-rlinf_checks = (rlinf_checks_fn,)
+def rlinf_resources(spec: Spec, index: int) -> Iterator[Issue]:
+    target = spec.targets[index]
+    yield from unhonoured_resources(
+        spec,
+        index,
+        f"RLinf {target.version}",
+        "it places one env, one rollout and one actor worker on every GPU of "
+        "resources.nodes x gpus_per_node (cluster.component_placement), with one pipeline "
+        "stage (rollout.pipeline_stage_num: 1)",
+    )
+
+
+rlinf_checks = (rlinf_checks_fn, rlinf_resources)
 
 
 def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> dict:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Issue
 from ..families import FAMILIES
-from . import TargetDecl
+from . import TargetDecl, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
@@ -511,6 +511,17 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
         )
 
 
+def siirl_resources(spec: Spec, index: int) -> Iterator[Issue]:
+    yield from unhonoured_resources(
+        spec,
+        index,
+        "siiRL 0.2",
+        "its embodied rollout steps the envs inside each rollout worker, on the GPUs of "
+        "resources.nodes x gpus_per_node (engine/rollout/embodied_rollout.py), with no env "
+        "nodes or pipeline stages of their own",
+    )
+
+
 TARGET = TargetDecl(
     framework="siirl",
     version="0.2",
@@ -520,7 +531,7 @@ TARGET = TargetDecl(
     model_families=("openvla", "openvla_oft", "waypoint"),
     contract="BaseVLAEnvironment (async reset/step); the rollout calls "
     "_blocking_reset/_blocking_step",
-    checks=(siirl_checks,),
+    checks=(siirl_checks, siirl_resources),
     templates="siirl_0_2",
     planner=make_siirl_plan,
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA

@@ -22,7 +22,16 @@ to ``verl/experimental/vla/`` at v0.7.1):
   spec's reward terms, and a wrapper of ``flatten_trajectories`` repeats the non-tensors.
 - One training step resets every env once (``reset_envs_to_state_ids`` asserts
   ``num_envs * pipeline_stage_num`` ids per env worker): data rows x ``rollout.n`` must equal
-  the envs of all env workers, checked here.
+  the envs of all env workers, checked here. ``RobRayPPOTrainer._validate`` pads a validation
+  batch to a multiple of one env worker's envs only, so ``data.val_batch_size`` is
+  ``train_batch_size`` (validation then fills every env exactly, as training does).
+
+The config is built here as data and checked against what verl composes for VLA training
+(``verl_0_7.config.json``, rebuilt from the source by :mod:`._verl_snapshot`) before anything
+is written: every key is verl's, with a value of its type, except the package's own
+(:data:`OWN_KEYS`) and the ones verl's VLA entry point reads that ``ppo_trainer`` lacks
+(:data:`ADDED_KEYS`); every key ``rob_ppo_trainer.yaml`` sets is restated, except
+:data:`NOT_MIRRORED`.
 """
 
 from __future__ import annotations
@@ -32,13 +41,53 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import TargetDecl
+from . import FrameworkSource, TargetDecl
+from ._config_schema import load_schema
 
 if TYPE_CHECKING:
     from ..spec import Spec
 
 #: The tag and commit the adapter is written against.
 VERL_TAG, VERL_COMMIT = "v0.7.1", "bec9ef74768dd201881cd4e54cd0385e87caae27"
+#: The config layout snapshot (:mod:`._verl_snapshot`): ``ppo_trainer`` + ``rob_ppo_trainer``.
+SCHEMA = "verl_0_7"
+#: File references in messages are to this folder of the v0.7.1 source.
+VLA = "verl/experimental/vla"
+
+#: Keys of the generated config that are the package's own (verl passes ``env.train`` whole
+#: to the env class, which reads them), each with its reader.
+OWN_KEYS = {
+    "env.train.backend": "the package's VerlEnv: null runs the spec's simulator, 'synthetic' "
+    "the stand-in backend",
+}
+#: Keys ``ppo_trainer`` lacks that verl's VLA entry point reads: upstream scripts pass them
+#: as ``+key=...``; in a primary config they are merged in like any other key.
+ADDED_KEYS = {
+    "trainer.n_env_gpus_per_node": f"read by main_ppo.main_task ({VLA}/main_ppo.py): GPUs of "
+    "the env_gpu_pool per node",
+    "trainer.n_rollout_gpus_per_node": f"read by main_ppo.main_task ({VLA}/main_ppo.py): GPUs "
+    "of the train_rollout_pool per node",
+    "ray_kwargs.ray_init.runtime_env.worker_process_setup_hook": f"read by main_ppo.main "
+    f"({VLA}/main_ppo.py), merged into ray.init's runtime_env: installs the package's "
+    "registration in every Ray worker",
+}
+#: Keys ``rob_ppo_trainer.yaml`` sets that the generated config leaves out, by prefix, and why.
+NOT_MIRRORED = {
+    "env.train.task_suite_name": "LIBERO's suite (LiberoEnv)",
+    "env.train.init_params.": "LIBERO's constructor kwargs (cameras); the package's env "
+    "reads the spec",
+    "env.train.reward_coef": "LIBERO's success reward scale; the package's reward weights "
+    "the spec's reward terms",
+    "env.train.profiler.": "EnvWorker reads it with cfg.train.get('profiler', {}) "
+    "(workers/env/env_worker.py): left out, verl's ProfilerConfig defaults (profiling off)",
+    "actor_rollout_ref.actor.fsdp_config.wrap_policy.": "names OpenVLA-OFT's Prismatic "
+    "classes; without it verl's get_fsdp_wrap_policy wraps what the policy module's "
+    "_no_split_modules names",
+    "actor_rollout_ref.actor.num_images_in_input": "read by nothing at v0.7.1 "
+    "(naive_rollout_rob.py hard-codes 1 image); the package's rollout feeds the spec's cameras",
+    "actor_rollout_ref.actor.traj_mini_batch_size": "read by nothing on the PPO path at "
+    "v0.7.1 (only the SAC scripts pass it)",
+}
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo (group-relative, rollout.n = group_size)",
@@ -112,13 +161,15 @@ def camera_roles(spec: Spec) -> tuple[str, str | None]:
 
 
 def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
-    """verl 0.7.1's shape and batch rules, at plan time (see the module docstring)."""
-    name = "verl 0.7"
+    """verl 0.7.1's shape and batch rules, at plan time, each naming the code that enforces
+    it (see the module docstring); paths are under ``verl/experimental/vla/`` unless they
+    start with ``verl/``."""
+    name = f"verl 0.7 (targets[{index}])"
     if len(spec.env.cameras) > 2:
         yield Issue(
             ("env", "cameras"),
-            f"{name} carries two images per step (full_image and wrist_image: "
-            "create_env_batch_dataproto in workers/env/env_worker.py); the spec has "
+            f"{name} carries two images per step: create_env_batch_dataproto "
+            "(workers/env/env_worker.py) keeps full_image and wrist_image only; the spec has "
             f"{len(spec.env.cameras)} cameras",
         )
     chunk = decision_steps(spec)
@@ -126,33 +177,47 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     if steps % chunk:
         yield Issue(
             ("env", "max_episode_steps"),
-            f"{name} runs max_episode_steps // num_action_chunks decisions per episode "
-            f"(EnvLoop.max_interactions); max_episode_steps ({steps}) must be a multiple of "
-            f"the env steps of one action chunk ({chunk})",
+            f"{name} runs env.train.max_episode_steps // num_action_chunks decisions per "
+            f"episode (EnvLoop.max_interactions, env_loop.py) and never ends one early: "
+            f"max_episode_steps ({steps}) must be a multiple of the env steps of one action "
+            f"chunk ({chunk})",
         )
     stages = spec.resources.pipeline_stages
     if spec.env.num_envs % stages:
         yield Issue(
             ("env", "num_envs"),
-            f"{name} splits each env worker's envs over its {stages} pipeline stages "
-            f"(resources.pipeline_stages); num_envs ({spec.env.num_envs}) is not a multiple",
+            f"{name} gives each of an env worker's {stages} pipeline stages "
+            "(resources.pipeline_stages) its own EnvManager of env.train.num_envs envs "
+            f"(EnvWorker.init_worker, workers/env/env_worker.py): num_envs ({spec.env.num_envs}) "
+            "per env worker must be a multiple of the stages",
         )
+        return
     env_world, actor_world = worlds(spec)
     env_gpus, actor_gpus = gpu_split(spec)
     if env_gpus < 1 or actor_gpus < 1:
         yield Issue(
             ("resources", "env_gpus_per_node"),
-            f"{name} needs at least one GPU per node for the env workers and one for the "
-            f"actor/rollout workers; the split is {env_gpus} + {actor_gpus} of "
-            f"{spec.resources.gpus_per_node}",
+            f"{name} places env workers and actor/rollout workers in resource pools of their "
+            "own (env_gpu_pool, train_rollout_pool: main_ppo.main_task), each needing a GPU per "
+            f"node; colocated, the split of {spec.resources.gpus_per_node} GPUs is {env_gpus} "
+            f"env + {actor_gpus} actor/rollout",
         )
         return
+    per_stage_envs = spec.env.num_envs // stages
+    if (env_world * per_stage_envs) % stages:
+        yield Issue(
+            ("env", "num_envs"),
+            f"{name}'s EnvLoop requires its total envs (env workers x env.train.num_envs = "
+            f"{env_world} x {per_stage_envs}) to be divisible by pipeline_stage_num ({stages}) "
+            "(EnvLoop.__init__, env_loop.py raises ValueError)",
+        )
     group = group_size(spec, index)
     training = spec.training
     if spec.targets[index].algorithm in GROUPED and group < 2:
         yield Issue(
             ("training", "group_size"),
-            f"{name}'s {spec.targets[index].algorithm} compares rollouts of one task: "
+            f"{name}'s {spec.targets[index].algorithm} compares the rollout.n rollouts of one "
+            "task (compute_advantage in verl/trainer/ppo/ray_trainer.py groups by uid): "
             f"group_size must be at least 2, got {group}",
         )
     total = env_world * spec.env.num_envs
@@ -160,8 +225,10 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     if episodes != total:
         yield Issue(
             ("training", "train_batch_size"),
-            f"{name} resets every env once per step (reset_envs_to_state_ids asserts "
-            f"num_envs x pipeline_stage_num state ids per env worker): train_batch_size "
+            f"{name} resets every env exactly once per step: RobRayPPOTrainer.fit repeats "
+            "data.train_batch_size rows rollout.n times (rob_ray_trainer.py) and "
+            "EnvWorker.reset_envs_to_state_ids asserts num_envs x pipeline_stage_num state ids "
+            f"per env worker (workers/env/env_worker.py): train_batch_size "
             f"({training.train_batch_size}) x rollout.n ({group}) = {episodes} must equal the "
             f"{total} envs ({spec.env.num_envs} per env worker x {env_world} env workers)",
         )
@@ -170,8 +237,10 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     if per_stage % actor_world:
         yield Issue(
             ("env", "num_envs"),
-            f"{name} sends each pipeline stage's {per_stage} observations to the "
-            f"{actor_world} rollout workers in equal parts (the rollout mesh's dispatch)",
+            f"{name} sends each pipeline stage's {per_stage} observations to its "
+            f"{actor_world} rollout workers in equal parts: generate_sequences dispatches over "
+            "the rollout mesh (make_nd_compute_dataproto_dispatch_fn, fsdp_workers.py) and "
+            "DataProto.chunk asserts an equal split (verl/protocol.py)",
         )
     decisions = steps // chunk if steps % chunk == 0 else 0
     if not decisions:
@@ -186,11 +255,12 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     elif rows % actor_world or (rows // actor_world) % training.micro_batch_size_per_gpu:
         yield Issue(
             ("training", "micro_batch_size_per_gpu"),
-            f"{name} splits a mini-batch of {rows} decision rows (mini_batch_size "
-            f"{training.mini_batch_size} x {decisions} decisions x rollout.n {group}) over "
-            f"{actor_world} actor workers, then into micro-batches of "
-            f"micro_batch_size_per_gpu ({training.micro_batch_size_per_gpu}): both must divide "
-            "evenly (ActorRolloutRefWorker's batch normalization)",
+            f"{name} normalizes actor.ppo_mini_batch_size (mini_batch_size "
+            f"{training.mini_batch_size} x {decisions} decisions) x rollout.n ({group}) = {rows} "
+            f"decision rows by floor division over its {actor_world} actor workers, then "
+            f"asserts it divisible by ppo_micro_batch_size_per_gpu "
+            f"({training.micro_batch_size_per_gpu}) (ActorRolloutRefWorker.__init__, "
+            "verl/workers/fsdp_workers.py): both must divide evenly",
         )
 
 
@@ -254,24 +324,33 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "grad_clip": 1.0,
                 "clip_ratio_high": 0.28 if algorithm in GROUPED else 0.2,
                 "clip_ratio_low": 0.2,
-                "entropy_coeff": 0.0,
+                # no KL term: RayPPOTrainer builds no reference policy (need_reference_policy)
                 "use_kl_loss": False,
-                "optim": {"lr": training.learning_rate},
+                "optim": {"lr": training.learning_rate, "weight_decay": 0.0},
                 "fsdp_config": {
+                    # verl's PrecisionType spells these as the spec does (bfloat16, ...)
                     "model_dtype": model.dtype,
                     "param_offload": False,
                     "optimizer_offload": False,
+                    "forward_prefetch": True,
+                    "fsdp_size": -1,
                 },
             },
             "rollout": {
                 "mode": "async_envloop",
+                # ppo_trainer leaves it mandatory (???); verl's VLA script sets hf
                 "name": "hf",
+                # RobActorRolloutRefWorker._build_rollout meshes (dp, infer_tp) over the
+                # actor world: 1, or the mesh does not fit (ppo_trainer's default is 2)
+                "tensor_model_parallel_size": 1,
                 "n": group,
                 "prompt_length": prompt_length,
                 "temperature": 1.0,
                 "log_prob_micro_batch_size_per_gpu": training.micro_batch_size_per_gpu,
             },
         },
+        # no critic for these estimators; set, so need_critic does not warn that it guessed
+        "critic": {"enable": False},
         "algorithm": {
             "adv_estimator": algorithm,
             "gamma": 1.0,
@@ -301,6 +380,9 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             }
         },
     }
+    problems = config_problems(config)
+    if problems:  # a vlagen bug, not a spec error: stop before writing anything
+        raise AssertionError("verl config does not match verl's layout:\n" + "\n".join(problems))
     return VerlPlan(
         simulator_type=package,
         full_image=full_image,
@@ -319,12 +401,97 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
     )
 
 
+def flat_keys(tree: dict, prefix: str = "") -> dict[str, Any]:
+    """``{"a.b": value}`` of every leaf of a nested config (empty dicts and lists are leaves)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            out.update(flat_keys(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def fits(kind: str, value: object) -> bool:
+    """Whether ``value`` suits a layout key of type ``kind`` (``null``/``missing``: verl leaves
+    it unset, any value; ``float`` takes an int)."""
+    if kind in ("null", "missing"):
+        return True
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    names = {"bool": bool, "int": int, "str": str, "list": list, "dict": dict}
+    return isinstance(value, names[kind]) and not (kind == "int" and isinstance(value, bool))
+
+
+def config_problems(config: dict) -> list[str]:
+    """How ``config`` differs from what verl composes for VLA training: keys verl has not
+    (except :data:`OWN_KEYS` and :data:`ADDED_KEYS`), values of another type, and keys
+    ``rob_ppo_trainer.yaml`` sets that ``config`` lacks (except :data:`NOT_MIRRORED`)."""
+    layout = load_schema(SCHEMA)
+    keys: dict[str, str] = layout["keys"]
+    ours = flat_keys({k: v for k, v in config.items() if k not in ("defaults", "hydra")})
+    problems = []
+    for key, value in ours.items():
+        if key in OWN_KEYS or key in ADDED_KEYS:
+            continue
+        kind = keys.get(key) or _under_mapping(keys, key)
+        if kind is None:
+            problems.append(f"{key}: not a key of verl's config (nothing would read it)")
+        elif not fits(kind, value):
+            problems.append(f"{key}: {value!r} is not a {kind}")
+    for key in layout["vla_keys"]:
+        if any(key == p or (p.endswith(".") and key.startswith(p)) for p in NOT_MIRRORED):
+            continue
+        if key not in ours:
+            problems.append(f"{key}: missing (rob_ppo_trainer.yaml sets a {keys[key]})")
+    return problems
+
+
+def _under_mapping(keys: dict[str, str], key: str) -> str | None:
+    """``any`` where ``key`` is under a free-form mapping leaf of the layout (``{}``)."""
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        if keys.get(".".join(parts[:cut])) == "dict":
+            return "null"
+    return None
+
+
+#: What the VLA training path imports (verl's modules, the package's env and workers): verl
+#: 0.7.1's own install_requires that path needs, plus gymnasium (the package's env). The
+#: ``verl`` extra lists them beside the pin, which an editable v0.7.1 checkout installed
+#: first satisfies (the wheel of that pin lacks the VLA code).
+VLA_REQUIREMENTS = (
+    "omegaconf",
+    "hydra-core",
+    "ray>=2.41.0",
+    "tensordict>=0.8,<=0.10.0,!=0.9.0",
+    "transformers",
+    "peft",
+    "accelerate",
+    "codetiming",
+    "datasets",
+    "torchdata",
+    "pandas",
+    "pyarrow>=19",
+    "gymnasium",
+)
+
+
 TARGET = TargetDecl(
     framework="verl",
     version="0.7",
     title="verl",
-    # The wheel lacks verl/experimental/vla; the README installs a v0.7.1 checkout instead.
+    # The wheel lacks verl/experimental/vla: the extra keeps the pin, which the editable
+    # v0.7.1 checkout (``source``), installed first, satisfies.
     requirement="verl==0.7.1",
+    source=FrameworkSource(
+        repository="https://github.com/verl-project/verl",
+        tag=VERL_TAG,
+        commit=VERL_COMMIT,
+        why="the verl 0.7.1 wheel lacks verl/experimental/vla (no __init__.py, so packaging "
+        "skips it)",
+    ),
+    runtime_requirements=VLA_REQUIREMENTS,
     algorithms=ALGORITHMS,
     # The PPO-style VLA path of 0.7.1 trains token-action models (Pi0 is SAC-only there);
     # the package's own rollout and actor bring the spec's family.
@@ -346,7 +513,6 @@ TARGET = TargetDecl(
         "torchdata",
         "pandas",
         "pyarrow>=19",
-        "dill",
         "accelerate",
         "gymnasium",
     ),

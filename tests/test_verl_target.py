@@ -1,0 +1,292 @@
+"""The verl 0.7 target: its config against the layout verl composes for VLA training (rebuilt
+from the real v0.7.1 source), verl's rules as located plan-time errors, the frameworks vlagen
+knowingly does not target, and verl installed from a source checkout."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, spec_errors
+from vlagen.cli import main
+from vlagen.load import load_spec_text
+from vlagen.plan import make_plan
+from vlagen.targets import UNSUPPORTED, find_target
+from vlagen.targets._config_schema import load_schema
+from vlagen.targets._verl_snapshot import SNAPSHOT, render, snapshot
+from vlagen.targets.verl_0_7 import (
+    ADDED_KEYS,
+    NOT_MIRRORED,
+    OWN_KEYS,
+    config_problems,
+    flat_keys,
+)
+
+PUSHT = REPO / "specs" / "pusht_openvla_oft.yaml"
+
+
+def _data() -> dict:
+    return yaml.safe_load(PUSHT.read_text("utf-8"))
+
+
+def _plan(data: dict):
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    return make_plan(spec)
+
+
+def _errors(data: dict) -> dict[str, str]:
+    """``{"a.b": message}`` of the spec's errors, each located in the file (``spec.yaml:L:C``)."""
+    out = {}
+    for line in spec_errors(data):
+        found = re.fullmatch(r"spec\.yaml:\d+:\d+: ([\w.\[\]]+): (.*)", line)
+        assert found, line
+        out[found[1]] = found[2]
+    return out
+
+
+# --- the config layout ---------------------------------------------------------------------
+
+
+def test_the_snapshot_is_what_verl_composes(verl_src: Path) -> None:
+    """``ppo_trainer`` composed by Hydra from the v0.7.1 source with ``rob_ppo_trainer.yaml``
+    merged on top: rebuilt here, it is the committed ``verl_0_7.config.json``."""
+    rebuilt = snapshot(verl_src)
+    assert rebuilt["verl"] == "0.7.1"
+    assert render(rebuilt) == SNAPSHOT.read_text("utf-8")
+    assert len(rebuilt["keys"]) > 500 and len(rebuilt["vla_keys"]) > 20
+
+
+def test_the_config_fits_verls_layout() -> None:
+    config = _plan(_data()).target("verl").plan.config
+    assert config_problems(config) == []
+    broken = copy.deepcopy(config)
+    broken["actor_rollout_ref"]["actor"]["ppo_mini_batch_size"] = "64"
+    broken["actor_rollout_ref"]["actor"]["optim"]["learning_rate"] = 1e-5
+    del broken["env"]["disagg_sim"]["nnodes"]
+    broken["actor_rollout_ref"]["model"]["override_config"] = {"attn_implementation": "sdpa"}
+    assert config_problems(broken) == [
+        "actor_rollout_ref.actor.ppo_mini_batch_size: '64' is not a int",
+        "actor_rollout_ref.actor.optim.learning_rate: not a key of verl's config (nothing "
+        "would read it)",
+        "env.disagg_sim.nnodes: missing (rob_ppo_trainer.yaml sets a int)",
+    ]
+
+
+def test_the_exceptions_are_what_they_claim() -> None:
+    """Our own keys and the ``+`` keys are not verl's; every NOT_MIRRORED prefix names keys
+    ``rob_ppo_trainer.yaml`` sets; the config sets every added key it documents."""
+    layout = load_schema("verl_0_7")
+    for key in (*OWN_KEYS, *ADDED_KEYS):
+        assert key not in layout["keys"], key
+    for prefix in NOT_MIRRORED:
+        assert any(k == prefix or k.startswith(prefix) for k in layout["vla_keys"]), prefix
+    ours = flat_keys(_plan(_data()).target("verl").plan.config)
+    assert set(ADDED_KEYS) | set(OWN_KEYS) <= set(ours)
+
+
+def test_every_key_the_config_sets_is_read_by_verl(verl_src: Path) -> None:
+    """Each key's name occurs in verl's Python source (as an attribute, a string or a keyword),
+    and the keys NOT_MIRRORED says nothing reads occur in none of it."""
+    source = "\n".join(p.read_text("utf-8") for p in (verl_src / "verl").rglob("*.py"))
+    config = _plan(_data()).target("verl").plan.config
+    ours = flat_keys({k: v for k, v in config.items() if k not in ("hydra", "defaults")})
+    # main_ppo.main passes ray_kwargs.ray_init.runtime_env whole to ray.init: Ray reads it
+    runtime_env = "ray_kwargs.ray_init.runtime_env."
+    main_ppo = (verl_src / "verl/experimental/vla/main_ppo.py").read_text("utf-8")
+    assert 'ray_init_kwargs.get("runtime_env", {})' in main_ppo
+    unread = [
+        key
+        for key in ours
+        if key not in OWN_KEYS
+        and not key.startswith(runtime_env)
+        and not re.search(rf"""(\.|["']){re.escape(key.rsplit(".", 1)[-1])}\b""", source)
+    ]
+    assert unread == []
+    for key, why in NOT_MIRRORED.items():
+        if why.startswith("read by nothing"):  # not from a config (a model attribute may be)
+            name = key.rsplit(".", 1)[-1]
+            read = rf"""(config|cfg)[\w.]*\.{name}\b|get\(\s*["']{name}["']|\[["']{name}["']\]"""
+            assert not re.search(read, source), key
+
+
+def test_the_config_restates_what_rob_ppo_trainer_sets() -> None:
+    config = _plan(_data()).target("verl").plan.config
+    assert config["defaults"] == ["ppo_trainer", "_self_"]
+    assert config["hydra"]["searchpath"] == ["pkg://verl.trainer.config"]
+    rollout = config["actor_rollout_ref"]["rollout"]
+    assert (rollout["mode"], rollout["name"], rollout["tensor_model_parallel_size"]) == (
+        "async_envloop",
+        "hf",
+        1,
+    )
+    assert config["env"]["train"]["num_envs"] * config["env"]["rollout"]["pipeline_stage_num"] == 8
+
+
+# --- plan-time rules ----------------------------------------------------------------------
+
+
+def test_the_example_plans() -> None:
+    plan = _plan(_data()).target("verl").plan
+    assert (plan.env_world, plan.actor_world, plan.group, plan.decisions) == (4, 4, 8, 25)
+
+
+def test_batch_that_does_not_fill_the_envs() -> None:
+    data = _data()
+    data["training"]["train_batch_size"] = 8
+    data["training"]["mini_batch_size"] = 8
+    errors = _errors(data)
+    assert list(errors) == ["training.train_batch_size"]
+    message = errors["training.train_batch_size"]
+    assert message.startswith("verl 0.7 (targets[0]) resets every env exactly once per step")
+    assert "reset_envs_to_state_ids asserts" in message and "env_worker.py" in message
+    assert "= 64 must equal the 32 envs (8 per env worker x 4 env workers)" in message
+
+
+def test_stages_that_do_not_split_the_envs() -> None:
+    data = _data()
+    data["resources"]["pipeline_stages"] = 3
+    errors = _errors(data)
+    assert list(errors) == ["env.num_envs"]
+    assert "EnvWorker.init_worker, workers/env/env_worker.py" in errors["env.num_envs"]
+
+
+def test_envloop_needs_total_envs_divisible_by_the_stages() -> None:
+    """EnvLoop divides env workers x env.train.num_envs (per stage) by the stages."""
+    data = _data()
+    data["env"]["num_envs"] = 4
+    data["resources"] = {"gpus_per_node": 2, "env_gpus_per_node": 1, "pipeline_stages": 4}
+    data["training"] = {"group_size": 2, "train_batch_size": 2, "mini_batch_size": 2}
+    data["env"]["max_episode_steps"] = 16
+    errors = _errors(data)
+    assert "EnvLoop.__init__, env_loop.py raises ValueError" in errors["env.num_envs"]
+
+
+def test_steps_that_are_not_whole_chunks() -> None:
+    data = _data()
+    data["env"]["max_episode_steps"] = 201
+    errors = _errors(data)
+    assert "EnvLoop.max_interactions, env_loop.py" in errors["env.max_episode_steps"]
+
+
+def test_micro_batches_that_do_not_split_the_mini_batch() -> None:
+    data = _data()
+    data["training"]["micro_batch_size_per_gpu"] = 3
+    errors = _errors(data)
+    message = errors["training.micro_batch_size_per_gpu"]
+    assert "ActorRolloutRefWorker.__init__, verl/workers/fsdp_workers.py" in message
+    assert "= 400 decision rows" in message
+
+
+def test_observations_that_do_not_split_over_the_rollout_workers() -> None:
+    data = _data()
+    data["resources"] = {"gpus_per_node": 8, "env_gpus_per_node": 1}  # 1 env, 7 rollout GPUs
+    data["training"]["train_batch_size"] = 1
+    data["training"]["mini_batch_size"] = 1
+    errors = _errors(data)
+    assert "DataProto.chunk asserts an equal split" in errors["env.num_envs"]
+
+
+def test_no_gpu_left_for_the_actor() -> None:
+    data = _data()
+    data["resources"] = {"gpus_per_node": 8, "env_gpus_per_node": 8}
+    errors = _errors(data)
+    assert "8 env + 0 actor/rollout" in errors["resources.env_gpus_per_node"]
+
+
+def test_more_cameras_than_verl_carries() -> None:
+    data = _data()
+    data["env"]["cameras"] += [
+        {"name": "wrist", "height": 96, "width": 96, "role": "wrist"},
+        {"name": "side", "height": 96, "width": 96},
+    ]
+    errors = _errors(data)
+    assert "create_env_batch_dataproto" in errors["env.cameras"]
+
+
+def test_a_family_verl_cannot_train() -> None:
+    decl = find_target("verl", "0.7")
+    assert decl is not None and "waypoint" not in decl.model_families
+    data = _data()
+    data["model"]["family"] = "waypoint"
+    errors = _errors(data)
+    assert errors["model.family"].startswith("verl 0.7 (targets[0]) cannot train family")
+
+
+def test_a_grouped_algorithm_needs_a_group() -> None:
+    data = _data()
+    data["training"] = {"group_size": 1, "train_batch_size": 32, "mini_batch_size": 16}
+    errors = _errors(data)
+    assert "compute_advantage" in errors["training.group_size"]
+
+
+# --- what vlagen does not target ----------------------------------------------------------
+
+
+def test_verl_vla_is_refused_with_its_reason() -> None:
+    data = _data()
+    data["targets"] = [{"framework": "verl-vla", "version": "0.1", "algorithm": "grpo"}]
+    (line,) = spec_errors(data)
+    assert re.match(
+        r"spec\.yaml:\d+:\d+: targets\[0\]\.framework: verl-vla is not supported: ", line
+    )
+    assert "removed the PPO command" in line and "env_init / env_reset" in line
+    assert "action_executor" in line and "verl 0.7 (the v0.7.1 line)" in line
+
+
+@pytest.mark.parametrize("version", ["0.8", "0.9", "vla"])
+def test_later_verl_lines_are_refused_with_the_reason(version: str) -> None:
+    data = _data()
+    data["targets"][0]["version"] = version
+    errors = _errors(data)
+    assert list(errors) == ["targets[0].version"]
+    assert errors["targets[0].version"].startswith(f"verl {version} is not supported: verl 0.8")
+    assert "(supported: 0.7)" in errors["targets[0].version"]
+
+
+def test_vlagen_targets_lists_what_is_not_supported(runner) -> None:
+    done = runner.invoke(main, ["targets"])
+    assert done.exit_code == 0
+    assert "verl-vla (any version)  NOT supported" in done.output
+    assert "verl (0.8, 0.9, vla)  NOT supported" in done.output
+    assert len(UNSUPPORTED) == 2
+    assert "verl==0.7.1 from a v0.7.1 checkout of https://github.com/verl-project/verl" in (
+        done.output
+    )
+
+
+@pytest.mark.parametrize(
+    ("framework", "version", "algorithm"),
+    [("rlinf", "0.3", "grpo"), ("rlinf", "0.2", "grpo"), ("siirl", "0.2", "grpo")],
+)
+@pytest.mark.parametrize(
+    ("key", "value"), [("env_gpus_per_node", 2), ("env_nodes", 1), ("pipeline_stages", 2)]
+)
+def test_other_targets_refuse_verls_resources(
+    framework: str, version: str, algorithm: str, key: str, value: int
+) -> None:
+    data = _data()
+    data["targets"] = [{"framework": framework, "version": version, "algorithm": algorithm}]
+    data["model"]["family"] = "openvla"
+    data["model"]["action"]["chunk"] = 1
+    data["resources"][key] = value
+    errors = _errors(data)
+    assert f"resources.{key}" in errors, errors
+    assert f"does not honour resources.{key} ({value})" in errors[f"resources.{key}"]
+
+
+# --- installing verl ----------------------------------------------------------------------
+
+
+def test_verl_installs_from_a_checkout() -> None:
+    plan = _plan(_data())
+    decl = plan.target("verl").decl
+    assert decl.source is not None and decl.source.tag == "v0.7.1"
+    assert plan.framework_test_installs == []
+    assert plan.framework_sources == [decl.source]
+    assert plan.extras["verl"][0] == "verl==0.7.1"
+    assert {"datasets", "torchdata", "gymnasium"} <= set(plan.extras["verl"])
+    assert decl.source.test_commands[-1] == "pip install --no-deps -e ./verl"
