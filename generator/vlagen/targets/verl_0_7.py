@@ -59,6 +59,10 @@ VLA = "verl/experimental/vla"
 OWN_KEYS = {
     "env.train.backend": "the package's VerlEnv: null runs the spec's simulator, 'synthetic' "
     "the stand-in backend",
+    "env.train.group_size": "the package's VerlEnv: envs given one state id start alike in "
+    "runs of this many (rollout.n), so two groups of one task on one worker differ",
+    "env.train.workers": "the package's VerlEnv: simulator processes per env stage (null: "
+    "the spec's env.workers)",
 }
 #: Keys ``ppo_trainer`` lacks that verl's VLA entry point reads: upstream scripts pass them
 #: as ``+key=...``; in a primary config they are merged in like any other key.
@@ -306,6 +310,8 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "only_eval": False,
                 "video_cfg": {"save_video": False, "video_base_dir": "verl_logs/video"},
                 "backend": None,  # ours: null is the spec's simulator, "synthetic" the stand-in
+                "group_size": group,
+                "workers": None,
             },
             "disagg_sim": {"enable": bool(resources.env_nodes), "nnodes": resources.env_nodes or 1},
         },
