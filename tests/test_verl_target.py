@@ -146,6 +146,20 @@ def test_batch_that_does_not_fill_the_envs() -> None:
     assert "= 64 must equal the 32 envs (8 per env worker x 4 env workers)" in message
 
 
+def test_the_driving_example_is_refused_with_verls_batch_rule() -> None:
+    """highway_openvla (RLinf gae + siiRL grpo) cannot take verl too: verl resets every env
+    once per step (no rollout epochs), so train_batch_size x rollout.n must equal its envs,
+    while RLinf runs whole rounds of 16 envs; and RLinf refuses verl's env_gpus_per_node."""
+    data = yaml.safe_load((REPO / "specs" / "highway_openvla.yaml").read_text("utf-8"))
+    data["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
+    errors = _errors(data)
+    assert list(errors) == ["training.train_batch_size"]
+    assert (
+        "= 64 must equal the 8 envs (4 per env worker x 2 env workers)"
+        in errors["training.train_batch_size"]
+    )
+
+
 def test_stages_that_do_not_split_the_envs() -> None:
     data = _data()
     data["resources"]["pipeline_stages"] = 3

@@ -110,6 +110,8 @@ VETTED: dict[str, Distribution] = _vetted(
     # ray_trainer's StatefulDataLoader is torchdata's
     ("datasets", "https://github.com/huggingface/datasets", ""),
     ("torchdata", "https://github.com/pytorch/data", ""),
+    # verl/trainer/main_ppo.py (imported by RayPPOTrainer's dataloader) imports aiohttp
+    ("aiohttp", "https://github.com/aio-libs/aiohttp", ""),
 )
 
 #: Names whose index distribution is not the project vlagen means → why, and what to do.

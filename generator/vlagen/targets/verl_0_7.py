@@ -355,8 +355,9 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "log_prob_micro_batch_size_per_gpu": training.micro_batch_size_per_gpu,
             },
         },
-        # no critic for these estimators; set, so need_critic does not warn that it guessed
-        "critic": {"enable": False},
+        # No critic for these estimators; set, so need_critic does not warn that it guessed.
+        # main_task asserts the critic's strategy is the actor's even without a critic.
+        "critic": {"enable": False, "strategy": "${actor_rollout_ref.actor.strategy}"},
         "algorithm": {
             "adv_estimator": algorithm,
             "gamma": 1.0,
@@ -480,6 +481,7 @@ VLA_REQUIREMENTS = (
     "pandas",
     "pyarrow>=19",
     "gymnasium",
+    "aiohttp",
 )
 
 
@@ -521,5 +523,8 @@ TARGET = TargetDecl(
         "pyarrow>=19",
         "accelerate",
         "gymnasium",
+        # verl/trainer/main_ppo.py imports aiohttp at module level, and RayPPOTrainer's
+        # _create_dataloader imports that module; verl gets it only through ray[default]
+        "aiohttp",
     ),
 )
