@@ -482,6 +482,7 @@ VLA_REQUIREMENTS = (
     "pyarrow>=19",
     "gymnasium",
     "aiohttp",
+    "pillow",  # verl/utils/dataset/rl_dataset.py (the trainer's collate_fn) imports PIL
 )
 
 
@@ -526,5 +527,7 @@ TARGET = TargetDecl(
         # verl/trainer/main_ppo.py imports aiohttp at module level, and RayPPOTrainer's
         # _create_dataloader imports that module; verl gets it only through ray[default]
         "aiohttp",
+        # verl/utils/dataset/rl_dataset.py (the trainer's collate_fn) imports PIL
+        "pillow",
     ),
 )
