@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import importlib.util
 import socket
 import sys
 from pathlib import Path
@@ -58,15 +57,9 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from verl_source import use_verl_source
 
-if importlib.util.find_spec("verl") is None or (
-    importlib.util.find_spec("verl.experimental") is None
-):
-    pytest.skip(
-        "needs verl v0.7.1 from source: put a checkout on PYTHONPATH, or name it "
-        "(or a `git archive` tarball of it) in VERL_SRC",
-        allow_module_level=True,
-    )
+use_verl_source()  # VERL_SRC, or skip naming it
 
 from omegaconf import OmegaConf, open_dict
 
@@ -305,6 +298,12 @@ def overrides(tiny: str, data: Path, out: Path, algorithm: str) -> list[str]:
         f"data.train_batch_size={PROMPTS}",
         f"data.val_batch_size={PROMPTS}",
         f"actor_rollout_ref.rollout.n={GROUP}",
+        # one env worker and one actor/rollout worker, as the stand-ins run them
+        "trainer.nnodes=1",
+        "trainer.n_gpus_per_node=2",
+        "trainer.n_env_gpus_per_node=1",
+        "trainer.n_rollout_gpus_per_node=1",
+        "env.disagg_sim.enable=false",
         "env.rollout.pipeline_stage_num=1",
         f"env.train.num_envs={PROMPTS * GROUP}",
         f"env.train.max_episode_steps={DECISIONS * CHUNK}",
@@ -539,3 +538,59 @@ def test_setup_is_idempotent() -> None:
     assert main_ppo.calculate_reward is calculate_reward
     assert reward.compute_reward.__vlagen__ == "pusht_openvla_oft"
     assert not hasattr(main_ppo.calculate_reward.__wrapped__, "__vlagen__")
+
+
+def test_validation_scores_the_episode_return(step: SimpleNamespace) -> None:
+    """verl's _validate sums reward_tensor over decisions: in validation it must be each
+    decision's own reward, so the sum is the episode's return."""
+    out = step.generated
+    rewards = out.batch["env_rewards"].numpy()
+    mask = out.batch["response_mask"].view(*rewards.shape, DIM)[..., 0].numpy()
+    batch = import_verl("verl").DataProto.from_dict(
+        tensors={
+            "env_rewards": out.batch["env_rewards"],
+            "complete": out.batch["complete"],
+        },
+        meta_info={"validate": True},
+    )
+    scores = calculate_reward(batch, return_dict=True)["reward_tensor"].sum(-1)
+    np.testing.assert_allclose(scores.numpy(), (rewards * mask).sum((1, 2)), rtol=1e-6)
+
+
+def test_check_refuses_a_batch_that_does_not_fit_the_workers(tmp_path: Path) -> None:
+    data = write_data(tmp_path / "data")
+    paths = [
+        f"data.train_files={data / 'train.parquet'}",
+        f"data.val_files={data / 'val.parquet'}",
+    ]
+    check(compose(paths), root=tmp_path)  # the generated config fits
+    with pytest.raises(ConfigError, match="must equal the"):
+        check(compose([*paths, "trainer.nnodes=2"]), root=tmp_path)
+    with pytest.raises(ConfigError, match="micro-batches"):
+        micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=7"
+        check(compose([*paths, micro]), root=tmp_path)
+
+
+def test_relative_paths_become_absolute(tmp_path: Path) -> None:
+    """Ray workers start where their node's ``ray start`` ran: train.main passes verl
+    absolute paths, and the composed config reads them back unchanged."""
+    root = tmp_path / "it's a dir"
+    overrides = train.absolute_paths(compose(), root)
+    cfg = compose(overrides)
+    assert cfg.data.train_files == str(root / compose().data.train_files)
+    assert cfg.trainer.default_local_dir == str(
+        root / compose().trainer.default_local_dir
+    )
+    assert "actor_rollout_ref.model.path" not in " ".join(
+        overrides
+    )  # no such dir: a hub id
+
+
+def test_keys_the_worker_would_ignore_are_refused() -> None:
+    workers = import_verl("pusht_openvla_oft.targets.verl.workers")
+    cfg = compose().actor_rollout_ref
+    workers.refuse_unread(cfg)
+    with open_dict(cfg):
+        cfg.actor.fsdp_config.param_offload = True
+    with pytest.raises(NotImplementedError, match="param_offload"):
+        workers.refuse_unread(cfg)

@@ -169,7 +169,9 @@ def calculate_reward(data: Any, return_dict: bool = False) -> Any:
     """Reward ``[B, S]`` of each decision: the return-to-go of the env's rewards (the
     spec's weighted reward terms, ``env_rewards`` ``[B, S, C]``) from that decision on,
     counting action columns up to the first ``complete`` only (verl's response mask). For a
-    sparse success reward this is verl's own: 1 on every decision up to a success."""
+    sparse success reward this is verl's own: 1 on every decision up to a success. In
+    validation (``meta_info["validate"]``) each decision's own reward, so that verl's
+    per-episode score, their sum, is the episode's return."""
     if "env_rewards" not in set(data.batch.keys()):
         raise KeyError(
             "the batch has no env_rewards: verl's own EnvLoop drops them; call "
@@ -183,6 +185,11 @@ def calculate_reward(data: Any, return_dict: bool = False) -> Any:
     first = torch.where(flat.any(dim=1), flat.long().argmax(dim=1), steps * chunk - 1)
     valid = (index <= first.unsqueeze(1)).view(batch, steps, chunk)
     per_step = (rewards * valid).sum(dim=-1)  # [B, S]
+    if data.meta_info.get("validate", False):
+        # RobRayPPOTrainer._validate scores an episode as reward_tensor.sum(-1): the
+        # per-decision rewards, whose sum is the episode's return (the return-to-go would
+        # sum to a weighting that ranks a slower success above a faster one).
+        return {"reward_tensor": per_step} if return_dict else per_step
     to_go = per_step.flip(dims=[1]).cumsum(dim=1).flip(dims=[1])
     return {"reward_tensor": to_go} if return_dict else to_go
 

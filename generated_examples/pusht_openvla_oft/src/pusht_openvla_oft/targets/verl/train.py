@@ -8,8 +8,12 @@ this process. ``main_ppo`` is imported as a module, so Ray pickles its ``main_ta
 reference and every worker imports it, and runs the setup hook, itself. Before Ray starts,
 the config (with the overrides) is composed once to check that its
 ``worker_process_setup_hook`` names this package's :func:`~.register.setup` (workers
-without it would run verl's own LIBERO classes) and that the data files exist
-(``python -m pusht_openvla_oft.targets.verl.data`` writes them).
+without it would run verl's own LIBERO classes), that the data files exist
+(``python -m pusht_openvla_oft.targets.verl.data`` writes them) and that the batch fits
+the workers (verl would fail on it inside Ray, after start-up). Relative paths (data,
+checkpoint, output) are made absolute here: Ray workers start in the directory their
+node's ``ray start`` ran in, not this one, so on a cluster the files must be at the same
+absolute path on every node (a shared filesystem).
 """
 
 from __future__ import annotations
@@ -70,13 +74,102 @@ def check(cfg: Any, root: Path | None = None) -> None:
         raise ConfigError(
             f"missing data files ({'; '.join(missing)}): write them with `{DATA_COMMAND}`"
         )
+    problems = batch_problems(cfg)
+    if problems:
+        raise ConfigError(
+            "the batch does not fit verl's workers: " + "; ".join(problems)
+        )
+
+
+def batch_problems(cfg: Any) -> list[str]:
+    """verl's batch rules on the composed config (vlagen checked the generated values; an
+    override can break them): one step resets every env once
+    (``EnvWorker.reset_envs_to_state_ids`` asserts ``num_envs x pipeline_stage_num`` ids per
+    env worker, validation pads to no more), each stage's observations split evenly over
+    the rollout workers, and a mini-batch over the actors and into micro-batches
+    (``ActorRolloutRefWorker.__init__``)."""
+    trainer, env = cfg.trainer, cfg.env
+    env_nodes = env.disagg_sim.nnodes if env.disagg_sim.enable else trainer.nnodes
+    env_workers = trainer.n_env_gpus_per_node * env_nodes
+    actors = trainer.n_rollout_gpus_per_node * trainer.nnodes
+    stages = env.rollout.pipeline_stage_num
+    total = env_workers * env.train.num_envs * stages
+    n = cfg.actor_rollout_ref.rollout.n
+    problems = []
+    for key in ("train_batch_size", "val_batch_size"):
+        rows = cfg.data[key]
+        if rows is not None and rows * n != total:
+            problems.append(
+                f"data.{key} ({rows}) x rollout.n ({n}) must equal the {total} envs "
+                f"({env_workers} env workers x env.train.num_envs {env.train.num_envs} x "
+                f"{stages} stages)"
+            )
+    if actors < 1 or (total // stages) % actors:
+        problems.append(
+            f"each stage's {total // stages} observations must split evenly over the "
+            f"{actors} rollout workers"
+        )
+    actor = cfg.actor_rollout_ref.actor
+    mini = actor.ppo_mini_batch_size * n
+    micro = actor.ppo_micro_batch_size_per_gpu
+    if actors >= 1 and (mini % actors or (mini // actors) % micro):
+        problems.append(
+            f"actor.ppo_mini_batch_size ({actor.ppo_mini_batch_size}) x rollout.n ({n}) over "
+            f"{actors} actors must split into micro-batches of {micro}"
+        )
+    return problems
+
+
+#: Path keys that Ray workers open (or write) relative to their own working directory.
+PATH_KEYS = (
+    "data.train_files",
+    "data.val_files",
+    "actor_rollout_ref.model.path",
+    "trainer.default_local_dir",
+    "env.train.video_cfg.video_base_dir",
+)
+
+
+def absolute_paths(cfg: Any, root: Path | None = None) -> list[str]:
+    """Hydra overrides making the relative paths of :data:`PATH_KEYS` absolute against
+    ``root`` (default the working directory). A model path that is not a local directory
+    stays as it is: it is a hub id."""
+    from omegaconf import OmegaConf
+
+    root = root or Path.cwd()
+    overrides = []
+    for key in PATH_KEYS:
+        value = OmegaConf.select(cfg, key)
+        values = [value] if isinstance(value, str) else list(value or [])
+        if not values or all(Path(v).is_absolute() for v in values):
+            continue
+        if key == "actor_rollout_ref.model.path" and not (root / values[0]).is_dir():
+            continue
+        absolute = [
+            _quote(str(v if Path(v).is_absolute() else root / v)) for v in values
+        ]
+        text = absolute[0] if isinstance(value, str) else "[" + ",".join(absolute) + "]"
+        overrides.append(f"{key}={text}")
+    return overrides
+
+
+def _quote(text: str) -> str:
+    """A Hydra override value quoted as a string: quotes escaped (Hydra's grammar keeps
+    other backslashes as they are)."""
+    if text.endswith("\\"):
+        raise ConfigError(
+            f"a path ending in a backslash cannot be passed to Hydra: {text}"
+        )
+    return "'" + text.replace("'", "\\'") + "'"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Check the config, then run ``main_ppo.main`` with Hydra's ``argv``."""
     overrides = list(sys.argv[1:] if argv is None else argv)
     setup()
-    check(compose(overrides))
+    cfg = compose(overrides)
+    check(cfg)
+    overrides += absolute_paths(cfg)
     main_ppo = import_verl("verl.experimental.vla.main_ppo")
     sys.argv = [
         sys.argv[0],

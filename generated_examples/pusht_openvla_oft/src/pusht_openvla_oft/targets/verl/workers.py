@@ -250,6 +250,7 @@ def actor_rollout_worker_class(base: type) -> type:
                         "a separate reference policy is not supported: keep "
                         "actor.use_kl_loss and algorithm.use_kl_in_reward false"
                     )
+                refuse_unread(self.config)
                 policy = load_policy(self.config.model, self.config.actor.fsdp_config)
                 self.tokenizer = policy.backbone.tokenizer
                 self.processor = None
@@ -346,6 +347,37 @@ def _omegaconf() -> Any:
 
 def _on_accelerator() -> bool:
     return _verl("verl.utils.device").get_device_name() != "cpu"
+
+
+#: ``actor_rollout_ref`` keys verl's own worker reads in ``init_model`` that this worker
+#: does not honour → why. Set to anything but their default, they are refused, not ignored.
+UNREAD = {
+    "model.override_config": "the policy core loads the checkpoint's own config",
+    "model.external_lib": "the package's policy core is the model code",
+    "model.lora_rank": "LoRA is the spec's model.lora, applied by the policy core",
+    "model.lora_adapter_path": "LoRA is the spec's model.lora, applied by the policy core",
+    "model.enable_gradient_checkpointing": "not wired to the policy core's backbone yet",
+    "actor.fsdp_config.param_offload": "verl offloads after update_actor but its VLA "
+    "rollout_mode never loads the parameters back (fsdp_workers.py)",
+    "actor.fsdp_config.optimizer_offload": "verl offloads after update_actor but its VLA "
+    "rollout_mode never loads them back (fsdp_workers.py)",
+}
+
+
+def refuse_unread(config: Any) -> None:
+    """Fail on a key of :data:`UNREAD` set to something this worker would silently ignore."""
+    select = _omegaconf().select
+    problems = []
+    for key, why in UNREAD.items():
+        value = select(config, key, default=None)
+        if value not in (None, False, 0, {}) and not (
+            hasattr(value, "__len__") and not len(value)
+        ):
+            problems.append(f"actor_rollout_ref.{key}={value!r} ({why})")
+    if problems:
+        raise NotImplementedError(
+            "not supported by this package: " + "; ".join(problems)
+        )
 
 
 def load_policy(model_cfg: Any, fsdp_cfg: Any) -> Policy:
