@@ -109,3 +109,84 @@ def test_a_custom_module_in_the_package_is_scaffolded_once(tmp_path) -> None:
     module.write_text(module.read_text() + "\nMY_EDIT = 1\n")
     write(generate(spec), tmp_path, fresh=False)
     assert module.read_text().endswith("\nMY_EDIT = 1\n")  # yours after the first write
+
+
+def _qwen(**model: Any) -> dict:
+    data = _spec(**{"backbone": "qwen2_5_vl", **model})
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    return data
+
+
+def test_a_qwen_backbone_defaults_to_its_embedding_rows() -> None:
+    from vlagen.load import load_spec_text
+    from vlagen.plan import make_plan
+
+    for backbone in ("qwen2_5_vl", "qwen3_vl"):
+        data = _qwen(backbone=backbone)
+        data["model"]["action"]["bins"] = 256
+        spec = load_spec_text(yaml.safe_dump(data, sort_keys=False)).spec
+        assert spec.model.vocab_size == 151936
+        assert make_plan(spec).model.vocab_end == 151936
+    assert load_spec_text(MINIMAL_SPEC).spec.model.vocab_size == 32000  # llava keeps 32000
+
+
+def test_qwen_action_tokens_must_fit_the_unused_tail() -> None:
+    data = _qwen()
+    data["model"]["action"]["bins"] = 512
+    assert spec_errors(data) == [
+        "spec.yaml:11:11: model.action.bins: 512 action tokens do not fit the 271 unused ids "
+        "at the end of Qwen2.5-VL's vocabulary (151665 text ids, 151936 rows); use at most "
+        "271 bins"
+    ]
+    data["model"]["backbone"] = "qwen3_vl"
+    data["model"]["vocab_size"] = 152064  # rows as Qwen2.5-VL-72B has: 395 unused
+    data["model"]["action"]["bins"] = 400
+    assert spec_errors(data) == [
+        "spec.yaml:11:11: model.action.bins: 400 action tokens do not fit the 395 unused ids "
+        "at the end of Qwen3-VL's vocabulary (151669 text ids, 152064 rows); use at most "
+        "395 bins"
+    ]
+    data["model"]["vocab_size"] = 32000
+    (line,) = spec_errors(data)
+    assert line.startswith(
+        "spec.yaml:13:15: model.vocab_size: 32000 rows leave no room for action tokens above "
+        "Qwen3-VL's 151669 text ids"
+    )
+
+
+def test_qwen_images_are_whole_merged_patches_and_the_processor_normalizes() -> None:
+    data = _qwen(image_size=[224, 200], image_mean=[0.5] * 3, image_std=[0.5] * 3)
+    data["model"]["action"]["bins"] = 256
+    assert spec_errors(data) == [
+        "spec.yaml:15:5: model.image_size[1]: width 200 is not a multiple of 28: Qwen2.5-VL's "
+        "vision tower merges 2x2 patches of 14 pixels (nearest: 196 or 224)",
+        "spec.yaml:17:3: model.image_mean: Qwen2.5-VL's image processor (the checkpoint's "
+        "preprocessor_config.json) normalizes the frames; remove model.image_mean and "
+        "model.image_std",
+        "spec.yaml:21:3: model.image_std: Qwen2.5-VL's image processor (the checkpoint's "
+        "preprocessor_config.json) normalizes the frames; remove model.image_mean and "
+        "model.image_std",
+    ]
+    data = _qwen(backbone="qwen3_vl", image_size=[20, 224])  # 32-pixel squares, not square
+    data["model"]["action"]["bins"] = 256
+    assert spec_errors(data) == [
+        "spec.yaml:14:5: model.image_size[0]: height 20 is not a multiple of 32: Qwen3-VL's "
+        "vision tower merges 2x2 patches of 16 pixels (nearest: 32)",
+    ]
+
+
+def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
+    data = _spec(backbone="qwen2_5_vl")
+    data["model"]["action"]["bins"] = 256
+    data["model"]["image_size"] = [224, 224]
+    assert spec_errors(data) == [
+        "spec.yaml:12:13: model.backbone: RLinf 0.3 (targets[0]) lays out inputs for backbone "
+        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0"
+    ]
+
+
+def test_the_custom_family_takes_no_backbone() -> None:
+    data = _spec(family="custom", class_path="tiny_vla.custom:Net", backbone="qwen3_vl")
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    (line,) = spec_errors(data)
+    assert line.startswith("spec.yaml:") and "model.backbone: family 'custom' runs your own" in line

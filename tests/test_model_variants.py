@@ -3,6 +3,7 @@ model and closed-loop tests pass on the tiny checkpoint."""
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,62 @@ VARIANTS = {
 }
 
 
+def _qwen(backbone: str, model: dict[str, Any], env: dict[str, Any]) -> dict:
+    """A variant on a Qwen backbone: AReaL is the target that lays out its inputs."""
+    data = _spec({"backbone": backbone, **model}, env)
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    return data
+
+
+VARIANTS.update(
+    {
+        # Qwen2.5-VL, autoregressive: two cameras of different sizes into a non-square
+        # image grid, state tokens with statistics, LoRA and a value head.
+        "qwen2_5_openvla_state_lora": _qwen(
+            "qwen2_5_vl",
+            {
+                "image_size": [56, 84],
+                "action": {"dim": 7, "chunk": 1, "bins": 64},
+                "cameras": ["agentview", "wrist"],
+                "use_state": True,
+                "state_normalization": {"q01": [-1.0] * 8, "q99": [1.0] * 8},
+                "lora": {"rank": 4, "alpha": 8},
+                "value_head": True,
+            },
+            copy.deepcopy(VARIANTS["oft_fused_state_lora"]["env"]),
+        ),
+        # Qwen2.5-VL driving waypoints, token by token.
+        "qwen2_5_waypoint": _qwen(
+            "qwen2_5_vl",
+            {"family": "waypoint", "image_size": [56, 56], "action": {"dim": 2, "chunk": 3}},
+            {"action": {"kind": "waypoints", "num_waypoints": 3, "point_dim": 2}},
+        ),
+        # Qwen3-VL (32-pixel merged patches, deepstack), parallel decoding, a value head.
+        "qwen3_openvla_oft": _qwen(
+            "qwen3_vl",
+            {
+                "family": "openvla_oft",
+                "image_size": [64, 96],
+                "action": {"dim": 2, "chunk": 2, "bins": 48},
+                "value_head": True,
+            },
+            {},
+        ),
+        # Qwen3-VL, autoregressive: KV-cached steps over interleaved 3-D positions.
+        "qwen3_openvla": _qwen(
+            "qwen3_vl", {"image_size": [64, 64], "action": {"dim": 2, "chunk": 2, "bins": 48}}, {}
+        ),
+    }
+)
+ONLY = {
+    "qwen2_5_openvla_state_lora": ("tests/test_model.py", "tests/test_closed_loop.py"),
+    "qwen2_5_waypoint": ("tests/test_model.py",),
+    "qwen3_openvla_oft": ("tests/test_model.py",),
+    "qwen3_openvla": ("tests/test_model.py",),
+}
+"""Variants whose env is one of the others': only their policy-core tests run."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_policy_core_is_clean_and_its_tests_pass(name: str, tmp_path: Path) -> None:
@@ -75,4 +132,4 @@ def test_variant_policy_core_is_clean_and_its_tests_pass(name: str, tmp_path: Pa
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
-    run_package_tests(out, real_simulator=False)
+    run_package_tests(out, real_simulator=False, only=ONLY.get(name, ()))

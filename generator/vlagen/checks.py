@@ -13,6 +13,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
+from .backbones import BACKBONES
 from .errors import Issue
 from .families import FAMILIES, SPECIAL_TOKENS
 from .plan import GENERATED_MODULES
@@ -128,14 +129,16 @@ def _statistics(stats: Normalization, loc: tuple, dims: int, source: str) -> Ite
 def _check_model(spec: Spec) -> Iterator[Issue]:
     model, env = spec.model, spec.env
     family = FAMILIES[model.family]
-    if family.token_based and model.vocab_size < model.action.bins + SPECIAL_TOKENS:
+    backbone = BACKBONES[model.backbone]
+    fixed = backbone.text_vocab is None
+    if family.token_based and fixed and model.vocab_size < model.action.bins + SPECIAL_TOKENS:
         yield Issue(
             ("model", "vocab_size"),
             f"a vocabulary of {model.vocab_size} cannot hold {model.action.bins} action tokens "
             f"(model.action.bins) plus {SPECIAL_TOKENS} special tokens",
         )
     height, width = model.image_size
-    if family.token_based and height != width:
+    if family.token_based and not backbone.processor and height != width:
         yield Issue(
             ("model", "image_size"),
             f"{height}x{width} is not square; the vision backbones of family "
@@ -175,6 +178,58 @@ def _check_model(spec: Spec) -> Iterator[Issue]:
         if env.state_dim:
             loc = ("model", "state_normalization")
             yield from _statistics(stats, loc, env.state_dim, "env.state_dim")
+
+
+def _check_backbone(spec: Spec) -> Iterator[Issue]:
+    """The action tokens fit the backbone's unused embedding rows, its vision tower can
+    patch the image size, and its processor owns the normalization."""
+    model = spec.model
+    decl = BACKBONES[model.backbone]
+    if not FAMILIES[model.family].token_based:
+        if decl.name != "llava":
+            yield Issue(
+                ("model", "backbone"),
+                f"family {model.family!r} runs your own module (model.class_path), which "
+                "loads its own backbone; remove model.backbone",
+            )
+        return
+    if decl.text_vocab is not None:
+        rows, text, bins = model.vocab_size, decl.text_vocab, model.action.bins
+        if rows <= text:
+            yield Issue(
+                ("model", "vocab_size"),
+                f"{rows} rows leave no room for action tokens above {decl.title}'s "
+                f"{text} text ids; set it to the checkpoint's embedding rows (config "
+                f"text_config.vocab_size, {decl.default_vocab_size} for most {decl.title} "
+                "checkpoints)",
+            )
+        elif rows - text < bins:
+            yield Issue(
+                ("model", "action", "bins"),
+                f"{bins} action tokens do not fit the {rows - text} unused ids at the end of "
+                f"{decl.title}'s vocabulary ({text} text ids, {rows} rows); use at most "
+                f"{rows - text} bins",
+            )
+    step = decl.image_multiple
+    for side, (name, size) in enumerate(zip(("height", "width"), model.image_size, strict=True)):
+        if size % step:
+            low, high = max(step, size // step * step), (size // step + 1) * step
+            nearest = f"{low} or {high}" if low < size else str(high)
+            yield Issue(
+                ("model", "image_size", side),
+                f"{name} {size} is not a multiple of {step}: {decl.title}'s vision tower "
+                f"merges {decl.merge}x{decl.merge} patches of {decl.patch} pixels (nearest: "
+                f"{nearest})",
+            )
+    if decl.processor:
+        for key in ("image_mean", "image_std"):
+            if getattr(model, key) is not None:
+                yield Issue(
+                    ("model", key),
+                    f"{decl.title}'s image processor (the checkpoint's "
+                    "preprocessor_config.json) normalizes the frames; remove "
+                    "model.image_mean and model.image_std",
+                )
 
 
 def _check_prompt(spec: Spec) -> Iterator[Issue]:
@@ -405,6 +460,18 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
             f"{did_you_mean(algorithm, decl.algorithms)} "
             f"(supported: {', '.join(decl.algorithms)})",
         )
+    if spec.model.backbone not in decl.backbones:
+        yield Issue(
+            ("model", "backbone"),
+            f"{decl.title} {decl.version} (targets[{index}]) lays out inputs for backbone "
+            f"{', '.join(map(repr, decl.backbones))}, not {spec.model.backbone!r}; targets "
+            f"for {spec.model.backbone!r}: "
+            + ", ".join(
+                f"{t.framework} {t.version}"
+                for t in all_targets()
+                if spec.model.backbone in t.backbones
+            ),
+        )
     if spec.model.family not in decl.model_families:
         yield Issue(
             ("model", "family"),
@@ -417,6 +484,7 @@ CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_project,
     _check_action,
     _check_model,
+    _check_backbone,
     _check_prompt,
     _check_class_paths,
     _check_env,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
 from .spec import Lora, Model, Spec
 
@@ -18,6 +19,7 @@ PEFT_REQUIREMENT = "peft>=0.13"
 @dataclass(frozen=True)
 class ModelPlan:
     family: FamilyDecl
+    backbone: BackboneDecl
     chunk: int
     dim: int
     bins: int
@@ -42,6 +44,18 @@ class ModelPlan:
         return self.chunk * self.dim
 
     @property
+    def processor(self) -> bool:
+        """Token family on a backbone whose own image processor prepares the frames (Qwen)."""
+        return self.family.token_based and self.backbone.processor
+
+    @property
+    def image_tokens(self) -> int:
+        """Language tokens per camera image of a processor backbone (merged patches)."""
+        height, width = self.image_size
+        side = self.backbone.image_multiple
+        return (height // side) * (width // side)
+
+    @property
     def decoding(self) -> str:
         return self.family.decoding
 
@@ -50,6 +64,13 @@ class ModelPlan:
         """The policy core's modules under ``model/``."""
         loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
         return ("__init__", "action_tokens", "inputs", "policy", *loader)
+
+    @property
+    def templates(self) -> dict[str, str]:
+        """Module → template stem under ``templates/package/src/model/``: a processor
+        backbone (Qwen) has its own inputs and tiny checkpoint."""
+        own = {"inputs": "inputs_qwen", "tiny": "tiny_qwen"} if self.processor else {}
+        return {name: own.get(name, name) for name in self.modules}
 
     @property
     def torch_requirement(self) -> str:
@@ -94,6 +115,7 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     mean, std = model.image_mean, model.image_std
     return ModelPlan(
         family=family,
+        backbone=BACKBONES[model.backbone],
         chunk=model.action.chunk,
         dim=model.action.dim,
         bins=model.action.bins,

@@ -248,8 +248,8 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
     """The policy core, the smoke run, their tests, and your custom module's first draft."""
     src, tpl = f"src/{package}", "package/src"
     files = [
-        PlannedFile(f"{src}/model/{name}.py", f"{tpl}/model/{name}.py.jinja")
-        for name in model.modules
+        PlannedFile(f"{src}/model/{name}.py", f"{tpl}/model/{template}.py.jinja")
+        for name, template in model.templates.items()
     ]
     files.append(PlannedFile(f"{src}/smoke.py", f"{tpl}/smoke.py.jinja"))
     if model.scaffold is not None:

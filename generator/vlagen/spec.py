@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from .backbones import BACKBONES
 from .targets import framework_names
 
 SCHEMA_VERSION = 1
@@ -284,10 +285,27 @@ class Model(StrictModel):
         "the only placeholder (no positional `{}`, no `!conversion` or `:format`), and a literal "
         "brace is written `{{` or `}}`.",
     )
+    backbone: Literal["llava", "qwen2_5_vl", "qwen3_vl"] = Field(
+        default="llava",
+        description="The vision-language model inside a token family's checkpoint, which "
+        "decides how images and prompts become model inputs. 'llava': frames resized to "
+        "`image_size` and normalized with `image_mean`/`image_std` into a fixed [cameras, 3, "
+        "H, W] tensor, the image placeholder block after BOS (OpenVLA/Prismatic, LLaVA, "
+        "PaliGemma). 'qwen2_5_vl' / 'qwen3_vl': Qwen2.5-VL / Qwen3-VL checkpoints (the ones "
+        "AReaL trains): frames resized to `image_size` (each side a multiple of 28 / 32, one "
+        "merged vision patch) go through the checkpoint's own image processor, each camera "
+        "is `<|vision_start|><|image_pad|>…<|vision_end|>` in a Qwen chat turn, positions are "
+        "3-D (mrope), and the action tokens are the embedding rows past the tokenizer's text "
+        "ids (151665 / 151669), so at most 271 / 267 bins fit the default 151936 rows. "
+        "Independent of `family` (except 'custom', which ignores it).",
+    )
     vocab_size: Annotated[int, Field(ge=2, le=2**24)] = Field(
         default=32000,
-        description="The checkpoint tokenizer's vocabulary without padding (32000 for "
-        "OpenVLA's Llama 2); action tokens are its last `action.bins` ids. 2 to 2^24.",
+        description="One past the last action token id; action tokens are the `action.bins` "
+        "ids below it. 'llava' backbones: the checkpoint tokenizer's vocabulary without "
+        "padding (default 32000, OpenVLA's Llama 2). Qwen backbones: the embedding rows "
+        "(default 151936, every Qwen2.5-VL 3B/7B and Qwen3-VL checkpoint; 152064 for "
+        "Qwen2.5-VL-72B). 2 to 2^24.",
     )
     cameras: Annotated[list[Identifier], Field(max_length=32)] | None = Field(
         default=None,
@@ -333,6 +351,17 @@ class Model(StrictModel):
         "A module inside the generated package is scaffolded once; it may not be one vlagen "
         "generates (`<package>.spec`, `<package>.env...`).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _backbone_vocabulary(cls, data: Any) -> Any:
+        """An unset `vocab_size` is the backbone's default (its embedding rows for Qwen)."""
+        if isinstance(data, dict) and "vocab_size" not in data:
+            name = data.get("backbone", "llava")
+            decl = BACKBONES.get(name) if isinstance(name, str) else None
+            if decl is not None:
+                return {**data, "vocab_size": decl.default_vocab_size}
+        return data
 
     @model_validator(mode="after")
     def _custom_needs_class(self) -> Model:

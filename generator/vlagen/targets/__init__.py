@@ -83,6 +83,7 @@ class TargetDecl:
         algorithms: Accepted ``algorithm`` values, in the framework's own names, each with
             what it selects in the framework's config.
         model_families: Spec model families this target can train.
+        backbones: `model.backbone` values its adapter lays out inputs for.
         contract: One line on the env/model contract the adapter implements.
         checks: Plan checks specific to this target.
         templates: Folder under ``templates/targets/`` with the adapter's templates:
@@ -105,6 +106,7 @@ class TargetDecl:
     algorithms: Mapping[str, str]
     model_families: tuple[str, ...]
     contract: str
+    backbones: tuple[str, ...] = ("llava",)
     checks: tuple[Check, ...] = field(default=())
     templates: str | None = None
     planner: TargetPlanner | None = None

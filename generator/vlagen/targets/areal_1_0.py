@@ -13,4 +13,5 @@ TARGET = TargetDecl(
     },
     model_families=("openvla", "openvla_oft", "waypoint", "custom"),
     contract="RolloutWorkflow.arun_episode(engine, data) (async)",
+    backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
 )
