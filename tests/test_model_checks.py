@@ -139,7 +139,7 @@ def test_qwen_action_tokens_must_fit_the_unused_tail() -> None:
         "271 bins"
     ]
     data["model"]["backbone"] = "qwen3_vl"
-    data["model"]["vocab_size"] = 152064  # rows as Qwen2.5-VL-72B has: 395 unused
+    data["model"]["vocab_size"] = 152064  # rows as Qwen2.5-VL-7B has: 395 unused
     data["model"]["action"]["bins"] = 400
     assert spec_errors(data) == [
         "spec.yaml:11:11: model.action.bins: 400 action tokens do not fit the 395 unused ids "

@@ -7,10 +7,12 @@ vocabulary, image sizes the vision tower cannot patch).
 
 Vocabulary facts (transformers 5.x, the checkpoints' ``config.json`` / ``tokenizer.json``):
 Qwen2.5-VL's tokenizer has 151665 ids (151643 byte-level BPE tokens + 22 special tokens,
-``<|endoftext|>`` … ``<|file_sep|>``) and its 3B/7B embeddings have 151936 rows (72B: 152064);
+``<|endoftext|>`` … ``<|file_sep|>``; a token added to it gets id 151665) and its embedding
+has 151936 rows in the 3B checkpoint, 152064 in 7B and 72B (the language models' own sizes);
 Qwen3-VL's tokenizer adds ``<tool_response>``, ``</tool_response>``, ``<think>``, ``</think>``
-(151669 ids) with 151936 rows. The rows past the tokenizer are never produced by text: that
-tail holds the action tokens.
+(151669 ids) and every size has 151936 rows. The rows past the tokenizer are never produced
+by text: that tail holds the action tokens. The default is 151936: on a 152064-row checkpoint
+the action tokens then sit below its last 128 rows, still above every text id.
 """
 
 from __future__ import annotations

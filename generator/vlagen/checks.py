@@ -199,9 +199,8 @@ def _check_backbone(spec: Spec) -> Iterator[Issue]:
             yield Issue(
                 ("model", "vocab_size"),
                 f"{rows} rows leave no room for action tokens above {decl.title}'s "
-                f"{text} text ids; set it to the checkpoint's embedding rows (config "
-                f"text_config.vocab_size, {decl.default_vocab_size} for most {decl.title} "
-                "checkpoints)",
+                f"{text} text ids; set it to the checkpoint's embedding rows (its config's "
+                f"text_config.vocab_size; unset, it is {decl.default_vocab_size})",
             )
         elif rows - text < bins:
             yield Issue(

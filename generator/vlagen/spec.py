@@ -297,15 +297,15 @@ class Model(StrictModel):
         "is `<|vision_start|><|image_pad|>…<|vision_end|>` in a Qwen chat turn, positions are "
         "3-D (mrope), and the action tokens are the embedding rows past the tokenizer's text "
         "ids (151665 / 151669), so at most 271 / 267 bins fit the default 151936 rows. "
-        "Independent of `family` (except 'custom', which ignores it).",
+        "Independent of `family`; family 'custom' loads its own model, so leave it unset.",
     )
     vocab_size: Annotated[int, Field(ge=2, le=2**24)] = Field(
         default=32000,
         description="One past the last action token id; action tokens are the `action.bins` "
         "ids below it. 'llava' backbones: the checkpoint tokenizer's vocabulary without "
         "padding (default 32000, OpenVLA's Llama 2). Qwen backbones: the embedding rows "
-        "(default 151936, every Qwen2.5-VL 3B/7B and Qwen3-VL checkpoint; 152064 for "
-        "Qwen2.5-VL-72B). 2 to 2^24.",
+        "(the checkpoint's text_config.vocab_size; default 151936 as in Qwen2.5-VL-3B and "
+        "every Qwen3-VL; Qwen2.5-VL-7B/72B have 152064). 2 to 2^24.",
     )
     cameras: Annotated[list[Identifier], Field(max_length=32)] | None = Field(
         default=None,
