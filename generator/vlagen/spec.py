@@ -711,6 +711,11 @@ class Resources(StrictModel):
         description="Machines of their own for the simulators (verl's disaggregated mode); "
         "0 runs them on the training machines. 0 to 16384.",
     )
+    rollout_gpus: Count(2**20) | None = Field(
+        default=None,
+        description="GPUs of the whole cluster that serve generation apart from training "
+        "(AReaL's inference servers; the rest train); default half of nodes x gpus_per_node.",
+    )
     pipeline_stages: Count(8) = Field(
         default=1,
         description="Env/rollout pipeline stages: each env worker's envs are split into this "

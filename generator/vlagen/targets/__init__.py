@@ -179,25 +179,30 @@ def unsupported(framework: str, version: str | None = None) -> Unsupported | Non
     return None
 
 
-def unhonoured_resources(spec: Spec, index: int, title: str, why: str) -> Iterator[Issue]:
-    """Located errors for the ``resources`` fields of verl's env/rollout split
-    (``env_gpus_per_node``, ``env_nodes``, ``pipeline_stages``) set to other than their defaults
-    in a spec whose target ``index`` (``title``) places its workers another way (``why``): a
-    value the generated package would silently ignore."""
-    resources = spec.resources
+#: ``resources`` fields that place workers one framework's way, with that way and default.
+PLACEMENT_FIELDS = {
+    "env_gpus_per_node": ("verl's env/rollout split", None),
+    "env_nodes": ("verl's env/rollout split", 0),
+    "pipeline_stages": ("verl's env/rollout split", 1),
+    "rollout_gpus": ("AReaL's inference/training split", None),
+}
+
+
+def unhonoured_resources(
+    spec: Spec, index: int, title: str, why: str, honours: tuple[str, ...] = ()
+) -> Iterator[Issue]:
+    """Located errors for the :data:`PLACEMENT_FIELDS` of ``resources`` other than
+    ``honours`` set to other than their defaults in a spec whose target ``index``
+    (``title``) places its workers another way (``why``): a value the generated package
+    would silently ignore."""
     where = f"{title} (targets[{index}])"
-    given = {
-        "env_gpus_per_node": resources.env_gpus_per_node is not None,
-        "env_nodes": resources.env_nodes != 0,
-        "pipeline_stages": resources.pipeline_stages != 1,
-    }
-    for key, set_ in given.items():
-        if set_:
-            value = getattr(resources, key)
+    for key, (owner, default) in PLACEMENT_FIELDS.items():
+        value = getattr(spec.resources, key)
+        if key not in honours and value != default:
             yield Issue(
                 ("resources", key),
                 f"{where} does not honour resources.{key} ({value}): {why}; leave it unset "
-                "(it is verl's env/rollout split)",
+                f"(it is {owner})",
             )
 
 

@@ -22,21 +22,39 @@ __all__ = ["dataclass_keys", "load_schema", "lookup", "value_fits"]
 MAPPING = "dict"
 
 
-def dataclass_keys(cls: type) -> dict[str, str]:
-    """``{"a.b.c": type}`` for every leaf field of the dataclass tree rooted at ``cls``."""
+#: An optional section (``X | None`` of a dataclass ``X``): null, or its own keys.
+SECTION = "section?"
+
+
+def dataclass_keys(cls: type, optional_sections: bool = False) -> dict[str, str]:
+    """``{"a.b.c": type}`` for every leaf field of the dataclass tree rooted at ``cls``.
+    With ``optional_sections``, a field ``X | None`` of a dataclass ``X`` is :data:`SECTION`
+    and its fields are listed too (AReaL's ``actor.optimizer``, ``actor.reward_norm``)."""
     keys: dict[str, str] = {}
-    _walk(cls, "", keys)
+    _walk(cls, "", keys, optional_sections)
     return dict(sorted(keys.items()))
 
 
-def _walk(cls: type, prefix: str, keys: dict[str, str]) -> None:
+def _walk(cls: type, prefix: str, keys: dict[str, str], sections: bool) -> None:
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         hint = hints[f.name]
+        inner = _optional_dataclass(hint) if sections else None
         if dataclasses.is_dataclass(hint):
-            _walk(hint, f"{prefix}{f.name}.", keys)
+            _walk(hint, f"{prefix}{f.name}.", keys, sections)
+        elif inner is not None:
+            keys[f"{prefix}{f.name}"] = SECTION
+            _walk(inner, f"{prefix}{f.name}.", keys, sections)
         else:
             keys[f"{prefix}{f.name}"] = _type_name(hint)
+
+
+def _optional_dataclass(hint: Any) -> type | None:
+    """``X`` of ``X | None`` where ``X`` is a dataclass, else None."""
+    if typing.get_origin(hint) not in (typing.Union, types.UnionType):
+        return None
+    rest = [a for a in typing.get_args(hint) if a is not type(None)]
+    return rest[0] if len(rest) == 1 and dataclasses.is_dataclass(rest[0]) else None
 
 
 def _type_name(hint: Any) -> str:
@@ -98,3 +116,27 @@ def value_fits(kind: str, value: object) -> bool:
     if kind == MAPPING:
         return isinstance(value, dict)
     return str(value) in kind.split("|")  # a Literal
+
+
+def render(keys: dict[str, str]) -> str:
+    """A snapshot as committed: one key per line, sorted."""
+    return json.dumps(keys, indent=1, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m vlagen.targets._config_schema module:Class [--sections]``: print the
+    snapshot of a framework's config dataclass (where the framework is installed)."""
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("cls", help="module:Class of the root config dataclass")
+    parser.add_argument("--sections", action="store_true", help="descend into X | None")
+    args = parser.parse_args(argv)
+    module, _, name = args.cls.partition(":")
+    root = getattr(importlib.import_module(module), name)
+    print(render(dataclass_keys(root, args.sections)), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import FrameworkSource, TargetDecl
+from . import FrameworkSource, TargetDecl, unhonoured_resources
 from ._config_schema import load_schema
 
 if TYPE_CHECKING:
@@ -169,6 +169,13 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     it (see the module docstring); paths are under ``verl/experimental/vla/`` unless they
     start with ``verl/``."""
     name = f"verl 0.7 (targets[{index}])"
+    yield from unhonoured_resources(
+        spec,
+        index,
+        "verl 0.7",
+        "verl generates on the actor's GPUs (its hybrid engine)",
+        honours=("env_gpus_per_node", "env_nodes", "pipeline_stages"),
+    )
     if len(spec.env.cameras) > 2:
         yield Issue(
             ("env", "cameras"),
