@@ -38,7 +38,6 @@ def test_waypoints_on_a_backend_without_a_controller_mapping() -> None:
     data = _spec(preset="pusht", action={"kind": "waypoints", "num_waypoints": 1})
     data["model"]["family"] = "waypoint"
     data["model"]["action"]["dim"] = 3
-    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
     assert _one_error(data) == (
         "spec.yaml:21:11: env.action.kind: preset 'pusht' takes continuous (dim 2) and has "
         "no controller mapping for waypoints; not 'waypoints'"

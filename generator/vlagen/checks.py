@@ -469,7 +469,8 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
                 f"{t.framework} {t.version}"
                 for t in all_targets()
                 if spec.model.backbone in t.backbones
-            ),
+            )
+            + (f". {decl.backbone_note}" if decl.backbone_note else ""),
         )
     if spec.model.family not in decl.model_families:
         yield Issue(

@@ -123,6 +123,14 @@ def resolve_env(env: Env) -> Env:
     return env.model_copy(update=update)
 
 
+def steps_per_decision(env: Env, chunk: int) -> int:
+    """Backend steps per decision: the chunk, or 1 where the backend takes a whole chunk
+    (a trajectory of waypoints) in one step. Defined for any env the spec model accepts,
+    also one the checks refuse (targets' checks run beside them)."""
+    trajectory = isinstance(env.action, WaypointAction) and PRESETS[env.preset].trajectory
+    return 1 if trajectory else chunk
+
+
 def make_env_plan(env: Env, chunk: int) -> EnvPlan:
     """The plan of a resolved env; ``chunk`` is the model's steps per decision."""
     preset, action = PRESETS[env.preset], env.action
@@ -131,13 +139,13 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         low, high = action.bounds
         action_low, action_high = low, high
         if preset.trajectory:
-            mapping, shape, steps = "trajectory", (chunk, action.point_dim), 1
+            mapping, shape = "trajectory", (chunk, action.point_dim)
         else:
             vehicle = preset.vehicle
             assert vehicle is not None  # the checks refuse presets without one
             width = 3 if vehicle.layout == "throttle_steer_brake" else 2
             low, high = preset.bounds("continuous", width)
-            mapping, shape, steps = "controller", (width,), chunk
+            mapping, shape = "controller", (width,)
     else:
         low, high = preset.bounds(action.kind, action.dim)
         if action.kind == "discrete":
@@ -145,7 +153,7 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         action_low, action_high = low, high
         gripper = action.kind == "delta_ee" and action.binarize_gripper
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
-        shape, steps = (action.dim,), chunk
+        shape = (action.dim,)
     return EnvPlan(
         preset=preset,
         mapping=mapping,
@@ -154,7 +162,7 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         control_high=tuple(high),
         action_low=tuple(action_low),
         action_high=tuple(action_high),
-        steps_per_decision=steps,
+        steps_per_decision=steps_per_decision(env, chunk),
         vehicle=vehicle,
         wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
         gymnasium=env.gymnasium,

@@ -28,6 +28,7 @@ __all__ = [
     "TargetDecl",
     "Unsupported",
     "all_targets",
+    "decision_steps",
     "find_target",
     "framework_names",
     "unhonoured_resources",
@@ -107,6 +108,7 @@ class TargetDecl:
     model_families: tuple[str, ...]
     contract: str
     backbones: tuple[str, ...] = ("llava",)
+    backbone_note: str = ""  #: why only ``backbones``, added to the error for another one
     checks: tuple[Check, ...] = field(default=())
     templates: str | None = None
     planner: TargetPlanner | None = None
@@ -177,6 +179,13 @@ def unsupported(framework: str, version: str | None = None) -> Unsupported | Non
         if entry.framework == framework and (version is None or entry.matches(framework, version)):
             return entry
     return None
+
+
+def decision_steps(spec: Spec) -> int:
+    """Backend steps per decision (1 where the backend takes a whole chunk per step)."""
+    from ..envplan import steps_per_decision  # envplan imports the spec, which imports us
+
+    return steps_per_decision(spec.env, spec.model.action.chunk)
 
 
 #: ``resources`` fields that place workers one framework's way, with that way and default.

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import TargetDecl, unhonoured_resources
+from . import TargetDecl, decision_steps, unhonoured_resources
 from ._config_schema import load_schema
 
 if TYPE_CHECKING:
@@ -217,14 +217,6 @@ def env_group_size(spec: Spec, index: int) -> int:
 
 def episodes_per_step(spec: Spec, index: int) -> int:
     return spec.training.train_batch_size * env_group_size(spec, index)
-
-
-def decision_steps(spec: Spec) -> int:
-    """Backend steps per decision: the chunk, or 1 where the backend takes a whole chunk
-    (a trajectory of waypoints) in one step."""
-    from ..envplan import make_env_plan, resolve_env
-
-    return make_env_plan(resolve_env(spec.env), spec.model.action.chunk).steps_per_decision
 
 
 def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import TargetDecl, unhonoured_resources
+from . import TargetDecl, decision_steps, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
@@ -88,8 +88,6 @@ def image_tokens(spec: Spec) -> int:
 
 
 def decisions(spec: Spec) -> int:
-    from .verl_0_7 import decision_steps
-
     return -(-spec.env.max_episode_steps // decision_steps(spec))
 
 
@@ -319,6 +317,10 @@ TARGET = TargetDecl(
     },
     model_families=("openvla", "waypoint"),
     backbones=("qwen2_5_vl", "qwen3_vl"),
+    backbone_note="AReaL's FSDP engine loads causal LMs and the vision-language models of "
+    "VALID_VISION_MODELS (areal/engine/core/model.py) only, which OpenVLA/Prismatic and LLaVA "
+    "checkpoints are not: put the VLA on a Qwen-VL checkpoint (model.backbone: qwen2_5_vl or "
+    "qwen3_vl), its action tokens in the unused tail of the vocabulary",
     contract="RolloutWorkflow.arun_episode(engine, data) (async), one row per decision",
     checks=(areal_checks,),
     templates="areal",

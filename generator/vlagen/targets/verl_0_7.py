@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Issue
-from . import FrameworkSource, TargetDecl, unhonoured_resources
+from . import FrameworkSource, TargetDecl, decision_steps, unhonoured_resources
 from ._config_schema import load_schema
 
 if TYPE_CHECKING:
@@ -122,13 +122,6 @@ class VerlPlan:
     config: dict[str, Any]  #: the Hydra YAML, as data
     tag: str = VERL_TAG  #: the verl source tag the package runs on
     commit: str = VERL_COMMIT
-
-
-def decision_steps(spec: Spec) -> int:
-    """Backend steps per decision (1 where the backend takes a whole chunk per step)."""
-    from ..envplan import make_env_plan, resolve_env
-
-    return make_env_plan(resolve_env(spec.env), spec.model.action.chunk).steps_per_decision
 
 
 def group_size(spec: Spec, index: int) -> int:

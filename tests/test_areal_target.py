@@ -1,0 +1,121 @@
+"""The AReaL 1.0 target: its config against AReaL 1.0.4's config dataclasses (rebuilt from the
+installed AReaL), AReaL's rules and the model it can train as located plan-time errors, and
+``resources.rollout_gpus`` honoured by AReaL alone."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import yaml
+
+from conftest import REPO, spec_errors
+from vlagen.load import load_spec_text
+from vlagen.plan import make_plan
+from vlagen.targets._config_schema import dataclass_keys, load_schema
+from vlagen.targets.areal_1_0 import OWN_KEYS, SCHEMA, config_problems, flat_keys
+
+HIGHWAY = REPO / "specs" / "highway_qwen_waypoint.yaml"
+
+
+def _data() -> dict:
+    return yaml.safe_load(HIGHWAY.read_text("utf-8"))
+
+
+def _plan(data: dict):
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    return make_plan(spec)
+
+
+def _errors(data: dict) -> dict[str, str]:
+    """``{"a.b": message}`` of the spec's errors, each located in the file (``spec.yaml:L:C``)."""
+    out = {}
+    for line in spec_errors(data):
+        found = re.fullmatch(r"spec\.yaml:\d+:\d+: ([\w.\[\]]+): (.*)", line)
+        assert found, line
+        out[found[1]] = found[2]
+    return out
+
+
+def test_the_snapshot_is_arealss_grpo_config() -> None:
+    cli_args = pytest.importorskip("areal.api.cli_args")
+    assert dataclass_keys(cli_args.GRPOConfig, optional_sections=True) == load_schema(SCHEMA)
+
+
+def test_the_config_fits_areals_dataclasses() -> None:
+    config = _plan(_data()).target("areal").plan.config
+    assert config_problems(config) == []
+    assert {k for k in flat_keys(config) if k.startswith("vla.")} == OWN_KEYS
+    broken = copy.deepcopy(config)
+    broken["actor"]["ppo_n_minibatches"] = "2"
+    broken["actor"]["optimizer"]["learning_rate"] = 1e-5
+    broken["rollout"]["fileroot"] = None  # optional there: fine
+    assert config_problems(broken) == [
+        "actor.optimizer.learning_rate: not a key of AReaL's GRPOConfig (nothing would read it)",
+        "actor.ppo_n_minibatches: '2' is not a int",
+    ]
+
+
+def test_the_config_lays_out_the_spec() -> None:
+    plan = _plan(_data()).target("areal").plan
+    config = plan.config
+    assert (plan.rollout_gpus, plan.train_gpus) == (4, 4)
+    assert config["rollout"]["backend"] == "sglang:d4p1t1"
+    assert config["actor"]["backend"] == "fsdp:d4p1t1"
+    assert plan.tokens == 8 and config["gconfig"]["max_new_tokens"] == 8
+    assert config["gconfig"]["n_samples"] == 1 and config["vla"]["group_size"] == 4
+    assert config["actor"]["ppo_n_minibatches"] == 2  # train_batch_size 8 / mini_batch_size 4
+    # 16 image tokens (112 x 112 in 28-pixel merged patches) + 128 prompt text + 8 actions
+    assert plan.row_tokens == 152 and config["actor"]["mb_spec"]["max_tokens_per_mb"] == 8 * 152
+    assert plan.decisions == 6  # 24 steps, 4 waypoints each
+
+
+def test_the_gpu_split_must_leave_each_side_a_gpu() -> None:
+    data = _data()
+    data["resources"]["rollout_gpus"] = 8
+    assert "resources.rollout_gpus" in _errors(data)
+    data["resources"].update(gpus_per_node=1, rollout_gpus=None)
+    assert "must leave both at least one" in _errors(data)["resources.rollout_gpus"]
+
+
+def test_grpo_needs_a_group_and_whole_minibatches() -> None:
+    data = _data()
+    data["training"].update(group_size=1, mini_batch_size=3)
+    errors = _errors(data)
+    assert "group_size must be at least 2" in errors["training.group_size"]
+    assert "8 is not a multiple of 3" in errors["training.mini_batch_size"]
+
+
+def test_an_openvla_checkpoint_names_what_areal_can_train() -> None:
+    data = _data()
+    data["model"].update(backbone="llava", vocab_size=32000)
+    data["model"]["image_size"] = [224, 224]
+    message = _errors(data)["model.backbone"]
+    assert "'qwen2_5_vl', 'qwen3_vl', not 'llava'" in message
+    assert "VALID_VISION_MODELS" in message
+
+
+def test_parallel_decoding_and_float16_are_refused() -> None:
+    data = _data()
+    data["model"].update(family="openvla_oft", dtype="float16")
+    data["env"]["action"] = {"kind": "continuous", "dim": 2}
+    errors = _errors(data)
+    assert "cannot train family 'openvla_oft'" in errors["model.family"]
+    assert "use bfloat16" in errors["model.dtype"]
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"framework": "rlinf", "version": "0.3", "algorithm": "grpo"},
+        {"framework": "verl", "version": "0.7", "algorithm": "grpo"},
+    ],
+)
+def test_other_targets_refuse_rollout_gpus(target: dict) -> None:
+    data = yaml.safe_load((REPO / "specs" / "pusht_openvla_oft.yaml").read_text("utf-8"))
+    data["targets"] = [target]
+    data["resources"]["rollout_gpus"] = 2
+    message = _errors(data)["resources.rollout_gpus"]
+    assert "does not honour resources.rollout_gpus (2)" in message
+    assert "AReaL's inference/training split" in message
