@@ -325,6 +325,39 @@ TARGET = TargetDecl(
     checks=(areal_checks,),
     templates="areal",
     planner=make_areal_plan,
+    # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL
     runtime_requirements=("datasets", "pillow"),
-    test_requirements=(),
+    # What AReaL 1.0.4's modules the tests run import on CPU, AReaL being installed --no-deps
+    # (its own requirements pin torch < 2.9.1 and pull SGLang-era packages): areal/__init__
+    # pulls the infra (RPC, schedulers, name resolve), and areal.trainer (the PPO actor's
+    # package) its stats loggers.
+    test_requirements=(
+        "datasets",
+        "pillow",
+        "omegaconf",
+        "hydra-core",
+        "ray",
+        "transformers",
+        "torchdata",
+        "aiohttp",
+        "aiofiles",
+        "httpx",
+        "orjson",
+        "pyyaml",
+        "colorlog",
+        "tenacity",
+        "flask",
+        "uvicorn",
+        "lark",
+        "uvloop",
+        "numba",
+        "einops",
+        "openai",
+        "tabulate",
+        "pybase64",
+        "wandb",
+        "swanlab",
+        "trackio",
+        "tensorboardX",
+    ),
 )
