@@ -359,5 +359,6 @@ TARGET = TargetDecl(
         "swanlab",
         "trackio",
         "tensorboardX",
+        "peft",  # areal/engine/fsdp_engine.py imports it at module level
     ),
 )
