@@ -112,6 +112,27 @@ VETTED: dict[str, Distribution] = _vetted(
     ("torchdata", "https://github.com/pytorch/data", ""),
     # verl/trainer/main_ppo.py (imported by RayPPOTrainer's dataloader) imports aiohttp
     ("aiohttp", "https://github.com/aio-libs/aiohttp", ""),
+    # what AReaL 1.0.4's modules import on CPU (areal/__init__'s infra, areal.trainer's stats
+    # loggers, the FSDP engine), beyond the above
+    ("aiofiles", "https://github.com/Tinche/aiofiles", ""),
+    ("httpx", "https://github.com/encode/httpx", ""),
+    ("orjson", "https://github.com/ijl/orjson", ""),
+    ("pyyaml", "https://github.com/yaml/pyyaml", ""),
+    ("colorlog", "https://github.com/borntyping/python-colorlog", ""),
+    ("tenacity", "https://github.com/jd/tenacity", ""),
+    ("flask", "https://github.com/pallets/flask", ""),
+    ("uvicorn", "https://github.com/Kludex/uvicorn", ""),
+    ("lark", "https://github.com/lark-parser/lark", ""),
+    ("uvloop", "https://github.com/MagicStack/uvloop", ""),
+    ("numba", "https://numba.pydata.org", ""),
+    ("einops", "https://github.com/arogozhnikov/einops", ""),
+    ("openai", "https://github.com/openai/openai-python", ""),
+    ("tabulate", "https://github.com/astanin/python-tabulate", ""),
+    ("pybase64", "https://github.com/mayeut/pybase64", ""),
+    ("wandb", "https://github.com/wandb/wandb", ""),
+    ("swanlab", "https://github.com/SwanHubX/SwanLab", ""),
+    ("trackio", "https://github.com/gradio-app/trackio", ""),
+    ("tensorboardx", "https://github.com/lanpa/tensorboardX", ""),
 )
 
 #: Names whose index distribution is not the project vlagen means → why, and what to do.
