@@ -195,12 +195,21 @@ class EnvPool:
         self.backend = backend
         self._idle: list[Any] = []
         self._lock = threading.Lock()
+        self._creating = threading.Lock()
 
     def take(self) -> Any:
         with self._lock:
             if self._idle:
                 return self._idle.pop()
-        return make_env(backend=self.backend, num_envs=1, workers=0, auto_reset=False)
+        # One at a time, with a first reset: a simulator's first construction and first
+        # rendered frame import its modules, and threads importing one module together can
+        # see it half-initialized (highway-env's pygame.surfarray did, in the tests).
+        with self._creating:
+            env = make_env(
+                backend=self.backend, num_envs=1, workers=0, auto_reset=False
+            )
+            env.reset()
+            return env
 
     def give(self, env: Any) -> None:
         with self._lock:
