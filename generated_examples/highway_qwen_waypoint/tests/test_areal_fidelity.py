@@ -40,12 +40,12 @@ from areal.utils.data import concat_padded_tensors
 from highway_qwen.model import Preprocessor, build_tiny
 from highway_qwen.model.action_tokens import FIRST_TOKEN, VOCAB_END
 from highway_qwen.targets.areal.data import rows
-from highway_qwen.targets.areal.workflow import TOKENS, VlaWorkflow
+from highway_qwen.targets.areal.workflow import MAX_DECISIONS, TOKENS, VlaWorkflow
 
 pytestmark = pytest.mark.fidelity
 
 BACKEND = None  # the spec's simulator
-DECISIONS = 3  #: decisions per episode in these tests (vla.max_decisions)
+DECISIONS = 3  #: decisions per episode where a test needs no whole episode
 
 
 class TinyServer:
@@ -140,18 +140,20 @@ def actions_only(checkpoint: str) -> TinyServer:
     return TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END))
 
 
-def _workflow(checkpoint: str, group: int = 2) -> VlaWorkflow:
+def _workflow(
+    checkpoint: str, group: int = 2, decisions: int = DECISIONS
+) -> VlaWorkflow:
     return VlaWorkflow(
         checkpoint=checkpoint,
         group_size=group,
         backend=BACKEND,
-        max_decisions=DECISIONS,
+        max_decisions=decisions,
     )
 
 
 @pytest.fixture(scope="module")
 def trajectories(checkpoint: str, actions_only: TinyServer) -> list[dict[str, Any]]:
-    """Two groups' trajectories from AReaL's own rollout loop."""
+    """Two groups' trajectories from AReaL's own rollout loop: whole episodes."""
     config = InferenceEngineConfig(
         experiment_name="fidelity",
         trial_name="t",
@@ -162,9 +164,8 @@ def trajectories(checkpoint: str, actions_only: TinyServer) -> list[dict[str, An
     executor = WorkflowExecutor(config, actions_only)
     executor.initialize(train_data_parallel_size=1)
     try:
-        return executor.rollout_batch(
-            rows(2, backend=BACKEND), workflow=_workflow(checkpoint)
-        )
+        workflow = _workflow(checkpoint, decisions=MAX_DECISIONS)
+        return executor.rollout_batch(rows(2, backend=BACKEND), workflow=workflow)
     finally:
         executor.destroy()
 
@@ -179,8 +180,8 @@ def test_areals_rollout_loop_runs_the_workflow_and_accepts_its_trajectories(
         assert check_trajectory_format(trajectory)
         decisions = trajectory["input_ids"].shape[0]
         assert (
-            2 <= decisions <= 2 * DECISIONS
-        )  # a group of 2 episodes, 1 row per decision
+            2 <= decisions <= 2 * MAX_DECISIONS
+        )  # a group of 2 episodes, a row a decision
         assert len(trajectory["multi_modal_input"]) == decisions
         generated = trajectory["loss_mask"].sum(-1)
         assert (generated == TOKENS).all()
