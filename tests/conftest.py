@@ -61,15 +61,39 @@ def _pycache_prefix() -> str:
 _PYCACHE: list[str] = []
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The slow tests first, longest (``slow(minutes=N)``) first, so that the workers of
-    ``-n`` do not end on one of them alone."""
+    ``-n`` do not end on one of them alone. Under ``--dist worksteal`` each worker is first
+    sent one contiguous slice of the items (then steals from the end of another's): the
+    slow tests are dealt to the slices longest first, each to the slice with the fewest
+    minutes so far, and lead their slice, so every worker starts on its share of them."""
 
     def minutes(item: pytest.Item) -> float:
         mark = item.get_closest_marker("slow")
         return 0 if mark is None else mark.kwargs.get("minutes", 1)
 
     items.sort(key=minutes, reverse=True)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2 or config.getoption("dist", None) != "worksteal":
+        return
+    slow = [item for item in items if minutes(item)]
+    fast = [item for item in items if not minutes(item)]
+    sizes, left = [], len(items)
+    for i in range(workers):  # xdist's split: pending // idle nodes left, in turn
+        sizes.append(left // (workers - i))
+        left -= sizes[-1]
+    slices: list[list[pytest.Item]] = [[] for _ in sizes]
+    load = [0.0] * workers
+    for item in slow:
+        open_ = [i for i in range(workers) if len(slices[i]) < sizes[i]]
+        best = min(open_, key=lambda i: (load[i], i))
+        slices[best].append(item)
+        load[best] += minutes(item)
+    for i, size in enumerate(sizes):
+        take = size - len(slices[i])
+        slices[i] += fast[:take]
+        del fast[:take]
+    items[:] = [item for part in slices for item in part]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
