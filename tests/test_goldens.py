@@ -89,10 +89,11 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     (gymnasium backends), nothing but the GPU tests may skip."""
     plan = make_plan(load_spec(spec).spec)
     package = shutil.copytree(GOLDENS / spec.stem, tmp_path / spec.stem)
-    venv.create(tmp_path / "venv", with_pip=True)
+    venv.create(tmp_path / "venv")  # no ensurepip: this pip installs into it (--python)
     python = str(tmp_path / "venv" / "bin" / "python")
     # --no-compile: a run imports a fraction of torch and transformers; the rest need no .pyc
-    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile"]
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
+    pip += ["--disable-pip-version-check", "--no-compile"]
     installs = [[f"torch=={version('torch')}", "-e", ".[test]"]]  # one resolve, torch pinned
     if plan.framework_test_installs:
         installs.append(["--no-deps", *plan.framework_test_installs])

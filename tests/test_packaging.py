@@ -43,10 +43,10 @@ def test_wheel_ships_the_templates(wheel: Path) -> None:
 @pytest.mark.slow
 def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir)  # no ensurepip: this pip installs into it (--python)
     bin_dir = env_dir / "bin"
     subprocess.run(
-        [bin_dir / "python", "-m", "pip", "install", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", bin_dir / "python", "install", "-q", wheel],
         check=True,
         capture_output=True,
     )
