@@ -74,7 +74,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     items.sort(key=minutes, reverse=True)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers < 2 or config.getoption("dist", None) != "worksteal":
+    if workers < 2 or getattr(config, "workerinput", {}).get("dist") != "worksteal":
         return
     slow = [item for item in items if minutes(item)]
     fast = [item for item in items if not minutes(item)]
@@ -94,6 +94,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         slices[i] += fast[:take]
         del fast[:take]
     items[:] = [item for part in slices for item in part]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """Tell xdist's workers the controller's ``--dist`` (a worker's own reads ``no``)."""
+    node.workerinput["dist"] = node.config.getoption("dist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
