@@ -71,8 +71,10 @@ def test_goldens_are_ruff_clean() -> None:
 
 
 #: Minutes a golden's fresh-venv test takes where it is not 3 (the scheduling's weights):
-#: verl's fidelity test runs two training steps, and its env tests spawn verl's simulators.
-MINUTES = {"pusht_openvla_oft": 6}
+#: verl's fidelity test runs two training steps, and its env tests spawn verl's simulators;
+#: the AReaL example's test extra is AReaL's import-time dependencies (ray, wandb, numba...)
+#: and its fidelity test a rollout loop and an FSDP update.
+MINUTES = {"pusht_openvla_oft": 6, "highway_qwen_waypoint": 5}
 
 
 @pytest.mark.parametrize(
