@@ -138,7 +138,6 @@ def _waypoint_spec(controller: Any) -> dict:
     )
     data["model"].update(family="waypoint")
     data["model"]["action"].update(dim=3, chunk=4)
-    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
     return data
 
 
