@@ -23,11 +23,22 @@ GOLDENS = REPO / "generated_examples"
 NO_GPU = "needs a CUDA device"
 
 
+#: The generated env pool's process-control tests (signals, deadlines, shutdown): the pool's
+#: code is the same in every package, so the goldens run them and variants of a spec need not.
+VARIANT_MARKERS = "not process_control"
+
+
 def run_package_tests(
-    package: Path, *, real_simulator: bool, python: str = sys.executable, only: Sequence[str] = ()
+    package: Path,
+    *,
+    real_simulator: bool,
+    python: str = sys.executable,
+    only: Sequence[str] = (),
+    markers: str = "",
 ) -> str:
-    """Run a generated package's own tests (``only`` those files, if given) with ``python``;
-    with ``real_simulator`` nothing but its GPU tests may skip. Returns pytest's output."""
+    """Run a generated package's own tests (``only`` those files, if given, and those
+    ``markers`` selects, a ``-m`` expression) with ``python``; with ``real_simulator`` nothing
+    but its GPU tests may skip. Returns pytest's output."""
     # One thread per test process: the suite runs one such process per core (xdist), and
     # the tiny models gain nothing from intra-op threads competing with them.
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
@@ -35,7 +46,8 @@ def run_package_tests(
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
     done = subprocess.run(
-        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only],
+        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only]
+        + (["-m", markers] if markers else []),
         cwd=package,
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, run_package_tests, spec_errors
+from conftest import MINIMAL_SPEC, VARIANT_MARKERS, run_package_tests, spec_errors
 from vlagen.api import generate, write
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
@@ -207,7 +207,7 @@ def test_variant_package_is_clean_and_its_env_tests_pass(name: str, tmp_path: Pa
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
-    run_package_tests(out, real_simulator=name == "gymnasium_cartpole")
+    run_package_tests(out, real_simulator=name == "gymnasium_cartpole", markers=VARIANT_MARKERS)
 
 
 def test_gymnasium_extras_match_gymnasiums_registry() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, run_package_tests
+from conftest import MINIMAL_SPEC, VARIANT_MARKERS, run_package_tests
 from vlagen.api import generate, write
 from vlagen.load import load_spec_text
 
@@ -121,4 +121,4 @@ def test_variant_policy_core_is_clean_and_its_tests_pass(name: str, tmp_path: Pa
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
-    run_package_tests(out, real_simulator=False, only=ONLY.get(name, ()))
+    run_package_tests(out, real_simulator=False, only=ONLY.get(name, ()), markers=VARIANT_MARKERS)

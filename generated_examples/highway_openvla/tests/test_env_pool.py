@@ -158,6 +158,7 @@ def _pool(backend, watch) -> tuple[SubprocessVector, VecEnv]:
     return vector, env
 
 
+@pytest.mark.process_control
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGSTOP", "SIGKILL"])
 def test_a_signalled_worker_fails_the_step_in_time(
     signame: str, leaves_nothing
@@ -182,6 +183,7 @@ def test_a_signalled_worker_fails_the_step_in_time(
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+@pytest.mark.process_control
 def test_a_worker_that_takes_sigterm_mid_step_is_killed_after_the_grace(
     leaves_nothing,
 ) -> None:
@@ -207,6 +209,7 @@ def _kill(pids: list[int]) -> None:
 BIG = np.zeros((N, 1 << 19), np.float32), np.zeros(N, bool)
 
 
+@pytest.mark.process_control
 def test_a_call_a_stopped_worker_cannot_take_fails_in_time(leaves_nothing) -> None:
     vector, _ = _pool(HangsOnSigterm, leaves_nothing)
     pids = vector.pids
@@ -225,6 +228,7 @@ def test_a_call_a_stopped_worker_cannot_take_fails_in_time(leaves_nothing) -> No
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+@pytest.mark.process_control
 def test_ctrl_c_while_a_call_cannot_be_sent_closes_the_pool(leaves_nothing) -> None:
     """The interrupted call leaves worker 1 half a message, and a full socket: closing
     must not wait on either."""
@@ -246,6 +250,7 @@ def test_ctrl_c_while_a_call_cannot_be_sent_closes_the_pool(leaves_nothing) -> N
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+@pytest.mark.process_control
 def test_a_second_ctrl_c_while_closing_still_kills_the_workers(leaves_nothing) -> None:
     vector, _ = _pool(HangsOnSigterm, leaves_nothing)
     pids = vector.pids
@@ -260,6 +265,7 @@ def test_a_second_ctrl_c_while_closing_still_kills_the_workers(leaves_nothing) -
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+@pytest.mark.process_control
 def test_a_closed_pool_says_so(leaves_nothing) -> None:
     actions = np.zeros((N, CHUNK, DIM), np.float32)
     _, env = _pool(synthetic.make, leaves_nothing)
@@ -308,6 +314,7 @@ def _gone(pid: int) -> bool:
         return True
 
 
+@pytest.mark.process_control
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG")
 def test_workers_die_with_their_parent_even_mid_call(tmp_path: Path) -> None:
     """The parent is SIGKILLed while every worker is inside a backend's step: they would
@@ -341,6 +348,7 @@ def test_workers_die_with_their_parent_even_mid_call(tmp_path: Path) -> None:
         _kill(pids)
 
 
+@pytest.mark.process_control
 def test_a_hung_reset_has_its_own_deadline(leaves_nothing) -> None:
     vector = SubprocessVector(
         HangsOnReset, N, 2, reset_timeout=TIMEOUT, start_timeout=START, grace=GRACE
@@ -353,6 +361,7 @@ def test_a_hung_reset_has_its_own_deadline(leaves_nothing) -> None:
     assert "worker 1 (envs 2..3)" in str(caught.value)
 
 
+@pytest.mark.process_control
 def test_ctrl_c_is_the_parents_to_handle(leaves_nothing, capfd) -> None:
     """A Ctrl-C reaches the whole process group: the workers ignore it (the pool still
     works), the parent's KeyboardInterrupt closes the pool."""
@@ -370,6 +379,7 @@ def test_ctrl_c_is_the_parents_to_handle(leaves_nothing, capfd) -> None:
     assert "KeyboardInterrupt" not in capfd.readouterr().err
 
 
+@pytest.mark.process_control
 def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text(
