@@ -21,34 +21,92 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
+LR_CHANGED = MINIMAL_SPEC.replace("group_size: 2", "group_size: 2\n  learning_rate: 3.0e-5")
+
+
 def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     spec, out = spec_file(), tmp_path / "out"
     result = runner.invoke(main, ["new", str(spec), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "create   src/tiny_vla/spec.py" in result.output
-
+    assert "create    src/tiny_vla/spec.py" in result.output
     assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
 
     edited = out / "src/tiny_vla/spec.py"
     edited.write_text(edited.read_text() + "# my tweak\n")
     check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
     assert check.exit_code == 1
-    assert f"edited    {edited}  (edited by hand)" in check.output
-
+    assert check.output == f"edited    {edited}  (edited by you)\n"
+    # An edit is not a difference regen would make: diff is empty, regen keeps it.
     diff = runner.invoke(main, ["diff", str(spec), "-o", str(out)])
-    assert diff.exit_code == 1
-    assert "--- a/src/tiny_vla/spec.py" in diff.output
-    assert "-# my tweak" in diff.output
+    assert (diff.exit_code, diff.output) == (0, "")
+    kept = runner.invoke(main, ["regen", str(spec), "-o", str(out)])
+    assert kept.exit_code == 0, kept.output
+    assert "edited    src/tiny_vla/spec.py  (edited by you)" in kept.output
+    assert edited.read_text().endswith("# my tweak\n")
 
-    refused = runner.invoke(main, ["regen", str(spec), "-o", str(out)])
-    assert refused.exit_code == 1
-    assert "src/tiny_vla/spec.py: edited by hand" in refused.output
-    assert edited.read_text().endswith("# my tweak\n"), "a refused regen must not touch the edit"
+    # A spec change that reaches the edited file is merged into it.
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    stat = runner.invoke(main, ["diff", str(changed), "-o", str(out), "--stat"])
+    assert stat.exit_code == 1
+    assert "src/tiny_vla/spec.py | +2 -2" in stat.output
+    merged = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert merged.exit_code == 0, merged.output
+    assert "merge     src/tiny_vla/spec.py  +2 -2  (your edits merged into the new output)" in (
+        merged.output
+    )
+    text = edited.read_text()
+    assert "learning_rate=3e-05," in text and text.endswith("# my tweak\n")
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.output == f"edited    {edited}  (edited by you)\n", "merged means edited"
 
-    forced = runner.invoke(main, ["regen", str(spec), "-o", str(out), "--force"])
+    forced = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
-    assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
-    assert runner.invoke(main, ["diff", str(spec), "-o", str(out)]).output == ""
+    copy = ".vlagen/kept/src/tiny_vla/spec.py"
+    assert f"overwrite src/tiny_vla/spec.py  +0 -1  (overwritten (your edit kept in {copy}))" in (
+        forced.output
+    )
+    assert (out / copy).read_text() == text, "--force keeps a copy of what it discards"
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["diff", str(changed), "-o", str(out)]).output == ""
+
+
+def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    mine = edited.read_text().replace("learning_rate=1e-05,", "learning_rate=5e-05,  # mine")
+    edited.write_text(mine)
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+
+    dry = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--dry-run"])
+    assert dry.exit_code == 1, "a dry run exits as the regen would"
+    assert "conflict  src/tiny_vla/spec.py" in dry.output
+    assert edited.read_text() == mine
+
+    regen = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert regen.exit_code == 1
+    assert "1 region you and vlagen both changed, marked in the file" in regen.output
+    assert "1 file need you: resolve the regions between `<<<<<<< yours`" in regen.output
+    text = edited.read_text()
+    assert (
+        "<<<<<<< yours\n        learning_rate=5e-05,  # mine\n"
+        "||||||| generated before\n        learning_rate=1e-05,\n"
+        "=======\n        learning_rate=3e-05,\n>>>>>>> generated now\n"
+    ) in text
+    assert (out / "src/tiny_vla/spec.json").read_text().count("3e-05") == 1, "the rest written"
+
+    again = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert again.exit_code == 1
+    assert "conflict markers from the last regen are still in it" in again.output
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 1 and f"conflict  {edited}" in check.output
+
+    start, end = text.index("<<<<<<< yours\n"), text.index(">>>>>>> generated now\n")
+    resolved = text[:start] + "        learning_rate=5e-05,  # mine\n" + text[end + 22 :]
+    edited.write_text(resolved)
+    done = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert edited.read_text() == resolved
 
 
 def test_default_output_dir_is_the_project_name(runner, spec_file, tmp_path, monkeypatch) -> None:
@@ -70,7 +128,7 @@ def test_dry_run_writes_nothing(runner, spec_file, tmp_path) -> None:
     out = tmp_path / "out"
     result = runner.invoke(main, ["new", str(spec_file()), "-o", str(out), "--dry-run"])
     assert result.exit_code == 0
-    assert "create   pyproject.toml" in result.output
+    assert "create    pyproject.toml" in result.output
     assert "dry run: nothing written" in result.output
     assert not out.exists()
 
@@ -111,21 +169,27 @@ def test_regen_removes_files_no_longer_generated(runner, spec_file, tmp_path) ->
     assert "obsolete" in stale.output and "missing" in stale.output
     result = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "delete   src/tiny_vla/spec.py" in result.output
+    assert "delete    src/tiny_vla/spec.py" in result.output
     assert not (out / "src" / "tiny_vla").exists(), "emptied package directory is pruned"
     assert (out / "src" / "renamed" / "spec.py").is_file()
 
 
-def test_regen_refuses_to_delete_an_edited_obsolete_file(runner, spec_file, tmp_path) -> None:
+def test_regen_keeps_an_edited_obsolete_file(runner, spec_file, tmp_path) -> None:
     out = tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec_file()), "-o", str(out)]).exit_code == 0
     (out / "src/tiny_vla/spec.py").write_text("# mine now\n")
     renamed = spec_file(RENAMED)
-    result = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
-    assert result.exit_code == 1
-    assert "no longer generated, but edited by hand" in result.output
-    assert (out / "src/tiny_vla/spec.py").read_text() == "# mine now\n"
-    assert not (out / "src" / "renamed").exists(), "a refused regen writes nothing"
+    for _ in range(2):  # reported until the user deals with it
+        result = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
+        assert result.exit_code == 1
+        assert "no longer generated, but edited by you: delete it" in result.output
+        assert (out / "src/tiny_vla/spec.py").read_text() == "# mine now\n"
+        assert (out / "src" / "renamed" / "spec.py").is_file(), "the rest is written"
+    forced = runner.invoke(main, ["regen", str(renamed), "-o", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert not (out / "src/tiny_vla/spec.py").exists()
+    assert (out / ".vlagen/kept/src/tiny_vla/spec.py").read_text() == "# mine now\n"
+    assert runner.invoke(main, ["check", str(renamed), "-o", str(out)]).exit_code == 0
 
 
 def test_invalid_spec_exits_2_and_writes_nothing(runner, spec_file, tmp_path) -> None:

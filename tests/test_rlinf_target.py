@@ -164,11 +164,6 @@ def test_vlagen_targets_lists_both_rlinf_versions(runner) -> None:
     assert "rlinf 0.3  (RLinf; installs rlinf[embodied]==0.3.0)" in result.output
 
 
-def _content(data: bytes) -> list[str]:
-    """A file's lines without the provenance header (which names the spec hash)."""
-    return [line for line in data.decode().splitlines() if "spec sha256:" not in line]
-
-
 def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     text = (REPO / "specs" / "highway_openvla.yaml").read_text()
     old = load_spec_text(
@@ -179,7 +174,7 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     # 0.3 adds the fidelity harness, which drives 0.3's workers
     assert set(b.keys()) - set(a.keys()) == {"tests/test_rlinf_fidelity.py"}
     assert set(a.keys()) <= set(b.keys())
-    changed = sorted(p for p in a if _content(a[p].content) != _content(b[p].content))
+    changed = sorted(p for p in a if a[p].content != b[p].content)
     package = "src/highway_openvla"
     assert changed == [
         ".gitattributes",  # lists the fidelity harness

@@ -5,31 +5,35 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from vlagen import outdir, sync
 from vlagen.errors import ConflictError, OutputError
-from vlagen.manifest import Manifest
-from vlagen.plan import MANIFEST_PATH
+from vlagen.manifest import FileRecord, Manifest
+from vlagen.plan import BASE_DIR, MANIFEST_PATH
 from vlagen.sync import Action, apply_changes, compare
 from vlagen.tree import File, FileTree, Mode
 
 
 def _sync(tree: FileTree, root: Path, *, force: bool = False) -> dict[str, Action]:
-    """Compare and apply like regen does, with a manifest recording ``tree``."""
-    manifest = _manifest_bytes(tree)
-    changes = compare(tree, manifest, root, Manifest.read(root, writing=True), writing=True)
-    apply_changes(changes, root, force=force)
-    return {c.path: c.action for c in changes}
+    """Compare and apply like regen does, with a manifest recording ``tree``; the actions on
+    the files a user sees."""
+    last = Manifest.read(root, writing=True)
+    changes = compare(tree, _manifest(tree), root, last, writing=True, force=force)
+    apply_changes(changes, root)
+    return {c.path: c.action for c in changes if c.shown}
+
+
+def _manifest(tree: FileTree) -> Manifest:
+    records = {p: FileRecord(f.mode, f.sha256) for p, f in tree.items()}
+    return Manifest("0", "0", "h", (), records)
 
 
 def _manifest_bytes(tree: FileTree) -> bytes:
-    from vlagen.manifest import FileRecord
-
-    records = {p: FileRecord(f.mode, f.sha256) for p, f in tree.items()}
-    return Manifest("0", "0", "h", (), records).to_bytes()
+    return _manifest(tree).to_bytes()
 
 
 def test_scaffold_is_written_once_and_then_left_alone(tmp_path) -> None:
@@ -69,13 +73,55 @@ def test_executable_bit(tmp_path) -> None:
     assert (tmp_path / "run.sh").stat().st_mode & 0o111
 
 
-def test_conflict_refuses_everything(tmp_path) -> None:
-    _sync(FileTree({"a.py": File(b"1\n"), "b.py": File(b"1\n")}), tmp_path)
-    (tmp_path / "a.py").write_text("edited\n")
+def test_a_file_vlagen_did_not_write_refuses_everything(tmp_path) -> None:
+    _sync(FileTree({"b.py": File(b"1\n")}), tmp_path)
+    (tmp_path / "a.py").write_text("mine\n")
     with pytest.raises(ConflictError) as info:
         _sync(FileTree({"a.py": File(b"2\n"), "b.py": File(b"2\n")}), tmp_path)
-    assert info.value.paths == ("a.py: edited by hand",)
-    assert (tmp_path / "b.py").read_text() == "1\n", "nothing is written when one file conflicts"
+    assert info.value.paths == ("a.py: exists, and vlagen did not write it",)
+    assert (tmp_path / "b.py").read_text() == "1\n", "nothing is written when one is refused"
+    actions = _sync(FileTree({"a.py": File(b"2\n"), "b.py": File(b"2\n")}), tmp_path, force=True)
+    assert actions["a.py"] is Action.OVERWRITE
+    assert (tmp_path / ".vlagen/kept/a.py").read_text() == "mine\n"
+
+
+def test_edits_merge_and_the_bases_follow_the_manifest(tmp_path) -> None:
+    v1 = FileTree({"a.py": File(b"one\ntwo\nthree\nfour\n"), "s.py": File(b"s\n", Mode.SCAFFOLD)})
+    _sync(v1, tmp_path)
+    bases = tmp_path / BASE_DIR
+    assert sorted(p.name for p in bases.iterdir()) == [v1["a.py"].sha256], "no base for a scaffold"
+    (tmp_path / "a.py").write_text("one\ntwo\nthree\nfour\nmine\n")
+    v2 = FileTree({"a.py": File(b"ONE\ntwo\nthree\nfour\n"), "s.py": File(b"s\n", Mode.SCAFFOLD)})
+    assert _sync(v2, tmp_path)["a.py"] is Action.MERGE
+    assert (tmp_path / "a.py").read_text() == "ONE\ntwo\nthree\nfour\nmine\n"
+    assert sorted(p.name for p in bases.iterdir()) == [v2["a.py"].sha256], "old base removed"
+    assert _sync(v2, tmp_path)["a.py"] is Action.EDITED
+
+
+def test_an_edit_without_its_base_is_refused_not_guessed(tmp_path) -> None:
+    _sync(FileTree({"a.py": File(b"1\n")}), tmp_path)
+    (tmp_path / "a.py").write_text("1\nmine\n")
+    shutil.rmtree(tmp_path / BASE_DIR)
+    with pytest.raises(ConflictError, match="merge base"):
+        _sync(FileTree({"a.py": File(b"2\n")}), tmp_path)
+    assert (tmp_path / "a.py").read_text() == "1\nmine\n"
+    # Generated as before, the output is its own base again, so the next change merges.
+    assert _sync(FileTree({"a.py": File(b"1\n")}), tmp_path)["a.py"] is Action.EDITED
+    assert _sync(FileTree({"a.py": File(b"2\n")}), tmp_path)["a.py"] is Action.CONFLICT
+
+
+def test_force_never_overwrites_a_kept_copy(tmp_path) -> None:
+    _sync(FileTree({"a.py": File(b"1\n")}), tmp_path)
+    for n, edit in enumerate(["first\n", "second\n", "first\n"]):
+        (tmp_path / "a.py").write_text(edit)
+        assert _sync(FileTree({"a.py": File(b"1\n")}), tmp_path, force=True)["a.py"] is (
+            Action.OVERWRITE
+        ), n
+    kept = tmp_path / ".vlagen/kept"
+    assert {p.name: p.read_text() for p in kept.iterdir()} == {
+        "a.py": "first\n",
+        "a.py.1": "second\n",
+    }
 
 
 def test_failed_write_leaves_old_output_untouched(tmp_path, monkeypatch) -> None:
@@ -178,7 +224,7 @@ def test_a_symlinked_parent_directory_is_refused(synced, tmp_path: Path, writing
     (root / "sub").rmdir()
     (root / "sub").symlink_to(elsewhere, target_is_directory=True)
     with pytest.raises(OutputError, match=_link(root / "sub", writing=writing)):
-        compare(V2, _manifest_bytes(V2), root, Manifest.read(root), writing=writing)
+        compare(V2, _manifest(V2), root, Manifest.read(root), writing=writing)
     with pytest.raises(OutputError, match="refusing to write through the symlink"):
         _sync(V2, root)
     assert (elsewhere / "c.py").read_bytes() == b"theirs\n"
@@ -192,8 +238,7 @@ def test_a_symlinked_manifest_is_refused(synced, tmp_path: Path, at: str, writin
     copy = tmp_path / "copy"
     (copy / ".vlagen").mkdir(parents=True)
     (copy / MANIFEST_PATH).write_bytes((root / MANIFEST_PATH).read_bytes())
-    (root / MANIFEST_PATH).unlink()
-    (root / ".vlagen").rmdir()
+    shutil.rmtree(root / ".vlagen")
     if at == MANIFEST_PATH:
         (root / ".vlagen").mkdir()
     (root / at).symlink_to(copy / at)
@@ -201,7 +246,7 @@ def test_a_symlinked_manifest_is_refused(synced, tmp_path: Path, at: str, writin
         Manifest.read(root, writing=writing)
     # Even handed a manifest, compare and apply refuse to read or replace it through the link.
     with pytest.raises(OutputError, match=_link(root / at, writing=writing)):
-        compare(V2, _manifest_bytes(V2), root, None, writing=writing)
+        compare(V2, _manifest(V2), root, None, writing=writing)
     assert (copy / MANIFEST_PATH).read_bytes() == _manifest_bytes(V1)
     assert (root / "a.py").read_bytes() == b"a1\n"
 
@@ -211,7 +256,7 @@ def test_a_symlink_at_a_generated_file_is_not_read(synced) -> None:
     (root / "b.py").unlink()
     (root / "b.py").symlink_to(outside)
     with pytest.raises(OutputError, match=_link(root / "b.py", writing=False)):
-        compare(V2, _manifest_bytes(V2), root, Manifest.read(root))
+        compare(V2, _manifest(V2), root, Manifest.read(root))
 
 
 def test_a_fifo_at_a_generated_file_is_refused_without_hanging(synced) -> None:
@@ -219,7 +264,7 @@ def test_a_fifo_at_a_generated_file_is_refused_without_hanging(synced) -> None:
     (root / "b.py").unlink()
     os.mkfifo(root / "b.py")
     with pytest.raises(OutputError, match=r"cannot compare .*b\.py: it is not a regular file"):
-        compare(V2, _manifest_bytes(V2), root, Manifest.read(root))
+        compare(V2, _manifest(V2), root, Manifest.read(root))
 
 
 # A link that appears after the checks and before the writes (a race): patch the step that
@@ -307,7 +352,7 @@ def test_a_huge_generated_file_is_refused_not_read(synced, monkeypatch, writing:
     (root / "b.py").write_bytes(b"x" * 17)
     big = re.escape(f"{root / 'b.py'} is larger than 16 bytes (64 MiB)")
     with pytest.raises(OutputError, match=big):
-        compare(V2, _manifest_bytes(V2), root, None, writing=writing)
+        compare(V2, _manifest(V2), root, None, writing=writing)
     with outdir.OutDir(root, writing=writing) as out:
         (root / "b.py").write_bytes(b"x" * 16)
         assert out.read("b.py") == b"x" * 16, "at the limit is still read"

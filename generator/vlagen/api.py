@@ -29,10 +29,6 @@ class Output:
     tree: FileTree
     manifest: Manifest
 
-    @property
-    def manifest_bytes(self) -> bytes:
-        return self.manifest.to_bytes()
-
 
 def generate(spec: Spec) -> Output:
     """Plan, render and format ``spec``'s package, in memory."""
@@ -41,11 +37,14 @@ def generate(spec: Spec) -> Output:
     return Output(plan, tree, Manifest.for_tree(tree, plan, ruff_version()))
 
 
-def changes_for(output: Output, out_dir: Path, *, writing: bool = False) -> list[Change]:
-    """What it takes to bring ``out_dir`` to ``output``; ``writing`` words symlink refusals
-    for a command that is about to write ("refusing to write through the symlink ...")."""
+def changes_for(
+    output: Output, out_dir: Path, *, writing: bool = False, force: bool = False
+) -> list[Change]:
+    """What it takes to bring ``out_dir`` to ``output``, edits merged (or, with ``force``,
+    overwritten); ``writing`` words symlink refusals for a command that is about to write
+    ("refusing to write through the symlink ...")."""
     last = Manifest.read(out_dir, writing=writing)
-    return compare(output.tree, output.manifest_bytes, out_dir, last, writing=writing)
+    return compare(output.tree, output.manifest, out_dir, last, writing=writing, force=force)
 
 
 def write(
@@ -58,7 +57,7 @@ def write(
     output.
 
     Raises:
-        ConflictError: a foreign directory or hand-edited files, without ``force``.
+        ConflictError: a foreign directory, or files vlagen cannot merge, without ``force``.
         UsageError: ``regen`` of a directory vlagen did not make.
         OutputError: a symlink below ``out_dir`` where vlagen reads or writes; nothing is
             written.
@@ -74,21 +73,24 @@ def write(
             f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
             "use `vlagen new` to create one"
         )
-    changes = changes_for(output, out_dir, writing=not dry_run)
+    changes = changes_for(output, out_dir, writing=not dry_run, force=force)
     if not dry_run:
-        apply_changes(changes, out_dir, force=force)
+        apply_changes(changes, out_dir)
     return changes
 
 
 def diff(output: Output, out_dir: Path) -> list[list[str]]:
-    """Unified diffs from what is in ``out_dir`` to what the spec generates now."""
+    """Unified diffs from what is in ``out_dir`` to what regen would write there."""
     return unified_diff(changes_for(output, out_dir))
 
 
 def check(output: Output, out_dir: Path) -> list[Change]:
-    """The changes that make ``out_dir`` stale or show a hand edit; empty when up to date."""
+    """The files that are stale or hold a user's edit; empty when ``out_dir`` is exactly what
+    the spec generates."""
     return [
-        c for c in changes_for(output, out_dir) if c.action not in (Action.UNCHANGED, Action.KEEP)
+        c
+        for c in changes_for(output, out_dir)
+        if c.shown and c.action not in (Action.UNCHANGED, Action.KEEP)
     ]
 
 

@@ -18,14 +18,27 @@ import click
 from ._version import __version__
 from .errors import SpecError, UserError
 
-_LABELS = {
-    "create": ("create", "green"),
-    "update": ("update", "yellow"),
-    "delete": ("delete", "red"),
-    "conflict": ("conflict", "red"),
-    "keep": ("keep", "cyan"),
+_COLOURS = {
+    "create": "green",
+    "update": "yellow",
+    "merge": "yellow",
+    "delete": "red",
+    "conflict": "red",
+    "refuse": "red",
+    "overwrite": "red",
+    "edited": "cyan",
+    "keep": "cyan",
 }
-_CHECK_LABELS = {"create": "missing", "update": "stale", "delete": "obsolete", "conflict": "edited"}
+_CHECK_LABELS = {
+    "create": "missing",
+    "update": "stale",
+    "merge": "stale",
+    "delete": "obsolete",
+    "edited": "edited",
+    "conflict": "conflict",
+    "refuse": "blocked",
+    "overwrite": "edited",
+}
 
 
 class _Group(click.Group):
@@ -99,21 +112,40 @@ def _load(spec_path: Path, out_dir: Path | None):
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
     from .api import write
+    from .sync import NEEDS_USER
 
     output, out_dir = _load(spec, out_dir)
     changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
     _report(changes, out_dir, dry_run=dry_run)
+    conflicts = [c for c in changes if c.action in NEEDS_USER]
+    if conflicts:
+        count = f"{len(conflicts)} file{'s' * (len(conflicts) != 1)}"
+        verb = "would need" if dry_run else "need"
+        click.echo(
+            f"vlagen: {count} {verb} you: resolve the regions between `<<<<<<< yours` and "
+            "`>>>>>>> generated now` (or as each line says), then run `vlagen regen` again",
+            err=True,
+        )
+        raise SystemExit(1)
 
 
 def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
+    """One line per file regen touches or leaves edited (with the lines it adds and
+    removes), then a count per action."""
+    from .sync import line_counts
+
     counts: dict[str, int] = {}
     for change in changes:
-        counts[change.action.value] = counts.get(change.action.value, 0) + 1
-        if change.action.value in _LABELS:
-            label, colour = _LABELS[change.action.value]
-            note = f"  ({change.reason})" if change.reason else ""
-            click.echo(f"{click.style(f'{label:<8}', fg=colour)} {change.path}{note}")
-    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
+        action = change.action.value
+        if not change.shown or action not in _COLOURS:
+            continue
+        counts[action] = counts.get(action, 0) + 1
+        added, removed = line_counts(change)
+        lines = f"  +{added} -{removed}" if added or removed else ""
+        note = f"  ({change.reason})" if change.reason else ""
+        click.echo(f"{click.style(f'{action:<9}', fg=_COLOURS[action])} {change.path}{lines}{note}")
+    counts["unchanged"] = sum(c.shown and c.action.value == "unchanged" for c in changes)
+    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()) if n)
     verb = "would change" if dry_run else "wrote"
     click.echo(f"{verb} {out_dir}: {summary}" + (" (dry run: nothing written)" if dry_run else ""))
 
@@ -122,7 +154,12 @@ def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
 @spec_argument
 @output_option
 @click.option("--dry-run", is_flag=True, help="List what would be written; write nothing.")
-@click.option("--force", is_flag=True, help="Write into a non-empty directory vlagen did not make.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write into a non-empty directory vlagen did not make (copies of what is replaced "
+    "are kept under .vlagen/kept/).",
+)
 def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
     """Generate a new adapter package from SPEC."""
     _write(spec, out_dir, dry_run=dry_run, force=force, fresh=True)
@@ -131,10 +168,18 @@ def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
 @main.command()
 @spec_argument
 @output_option
-@click.option("--dry-run", is_flag=True, help="List what would change; write nothing.")
-@click.option("--force", is_flag=True, help="Overwrite generated files even if edited by hand.")
+@click.option(
+    "--dry-run", is_flag=True, help="List what would change; write nothing; exit as regen would."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Discard edits to generated files instead of merging them (a copy of each is kept "
+    "under .vlagen/kept/).",
+)
 def regen(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
-    """Rewrite a generated package from SPEC; refuses to overwrite hand edits."""
+    """Rewrite a generated package from SPEC, merging your edits to generated files into the
+    new output. Exit 1 if an edit conflicts with the new output (marked in the file)."""
     _write(spec, out_dir, dry_run=dry_run, force=force, fresh=False)
 
 
@@ -152,12 +197,28 @@ def validate(spec: Path) -> None:
 @main.command()
 @spec_argument
 @output_option
-def diff(spec: Path, out_dir: Path | None) -> None:
-    """Show how the package on disk differs from what SPEC generates now (exit 1 if it does)."""
-    from .api import diff as diff_output
+@click.option("--stat", is_flag=True, help="One line per file: lines added and removed.")
+def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
+    """Show what `vlagen regen` would change in the package (exit 1 if anything). Your
+    edits to generated files are not differences: regen keeps them (`vlagen check` lists
+    them)."""
+    from .api import changes_for
+    from .sync import line_counts, unified_diff
 
     output, out_dir = _load(spec, out_dir)
-    diffs = diff_output(output, out_dir)
+    changes = changes_for(output, out_dir)
+    if stat:
+        total = [0, 0, 0]
+        for change in changes:
+            added, removed = line_counts(change)
+            if added or removed:
+                click.echo(f"{change.path} | +{added} -{removed}")
+                total = [total[0] + 1, total[1] + added, total[2] + removed]
+        if total[0]:
+            click.echo(f"{total[0]} file{'s' * (total[0] != 1)}, +{total[1]} -{total[2]}")
+            raise SystemExit(1)
+        return
+    diffs = unified_diff(changes)
     colours = {"+": "green", "-": "red", "@": "cyan"}
     for lines in diffs:
         for line in lines:
@@ -172,7 +233,7 @@ def diff(spec: Path, out_dir: Path | None) -> None:
 @spec_argument
 @output_option
 def check(spec: Path, out_dir: Path | None) -> None:
-    """Exit 1, listing the files, if the output is stale or was edited by hand; else silent."""
+    """Exit 1, listing the files, if the output is stale or holds an edit; else silent."""
     from .api import check as check_output
 
     output, out_dir = _load(spec, out_dir)

@@ -33,6 +33,8 @@ def templates_root() -> Path:
 __all__ = ["GENERATED_MODULES", "Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
 
 MANIFEST_PATH = ".vlagen/manifest.json"
+BASE_DIR = ".vlagen/base"  #: what vlagen last wrote, per content hash: the merge bases
+KEPT_DIR = ".vlagen/kept"  #: copies of the edits ``--force`` overwrote or deleted
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,6 @@ class Plan:
     classes: tuple[ConstClass, ...]  #: dataclasses mirroring the spec models, for spec.py
     spec_literal: str  #: a Python expression building the resolved spec from those classes
     files: tuple[PlannedFile, ...]
-
-    @property
-    def short_hash(self) -> str:
-        return self.spec_hash[:16]
 
     @property
     def generated_paths(self) -> tuple[str, ...]:

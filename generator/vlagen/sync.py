@@ -3,6 +3,12 @@
 One comparison serves every command: ``new``/``regen`` apply it, ``--dry-run`` lists it,
 ``diff`` prints it, ``check`` judges it. Each :class:`Change` is one of a closed set of actions
 with a stated precondition, so no command has to re-derive what is on disk.
+
+A generated file the user edited is merged, not overwritten: vlagen keeps what it last wrote
+for each generated file under ``.vlagen/base/<sha256>`` (content-addressed, so an unchanged
+file costs nothing on regen and git stores each version once), and on regen merges the edits
+into the new output (:mod:`vlagen.merge`). ``--force`` discards edits instead, and keeps a
+copy of each under ``.vlagen/kept/``. Nothing the user wrote is ever removed without a copy.
 """
 
 from __future__ import annotations
@@ -11,26 +17,44 @@ import contextlib
 import difflib
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from .errors import ConflictError
 from .manifest import FileRecord, Manifest
+from .merge import has_conflict_markers, merge
 from .outdir import OutDir
-from .plan import MANIFEST_PATH
+from .plan import BASE_DIR, KEPT_DIR, MANIFEST_PATH
 from .tree import File, FileTree, Mode
 
-__all__ = ["Action", "Change", "apply_changes", "compare", "unified_diff"]
+__all__ = [
+    "Action",
+    "Change",
+    "apply_changes",
+    "base_path",
+    "compare",
+    "line_counts",
+    "unified_diff",
+]
 
 
 class Action(str, Enum):
     CREATE = "create"  #: not on disk; will be written
     UPDATE = "update"  #: on disk as vlagen last wrote it, now generated differently
-    DELETE = "delete"  #: vlagen wrote it before, no longer generates it, and it is unedited
+    MERGE = "merge"  #: edited by the user and generated differently: the edits are merged in
+    DELETE = "delete"  #: vlagen wrote it before, no longer generates it (a copy kept if edited)
     UNCHANGED = "unchanged"  #: on disk exactly as generated
+    EDITED = "edited"  #: edited by the user, generated as before: left as the user made it
     KEEP = "keep"  #: the user's (a scaffold on disk, or one they deleted); left alone
-    CONFLICT = "conflict"  #: writing would destroy a user's edit or a file vlagen did not write
+    CONFLICT = "conflict"  #: the user's edit and the new output overlap: marked in the file
+    OVERWRITE = "overwrite"  #: ``--force``: the user's edit replaced, a copy kept
+    REFUSE = "refuse"  #: cannot be merged, so nothing at all is written without ``--force``
+
+
+#: Actions whose file holds a user's edit after the run: ``check`` reports them, regen exits 1
+#: on the ones that need the user (conflicts), and so does ``--dry-run``.
+NEEDS_USER = (Action.CONFLICT, Action.REFUSE)
 
 
 @dataclass(frozen=True)
@@ -40,18 +64,33 @@ class Change:
     old: bytes | None  #: what is on disk
     new: File | None  #: what vlagen generates now
     reason: str = ""
+    write: bytes | None = None  #: what will be written at ``path`` (``None``: nothing)
+    kept: str | None = None  #: where the user's copy is kept before it is overwritten
+
+    @property
+    def shown(self) -> bool:
+        """Whether a user sees this change (the merge bases are vlagen's bookkeeping)."""
+        return not self.path.startswith(f"{BASE_DIR}/")
+
+
+def base_path(sha256: str) -> str:
+    """Where the merge base of a generated file whose content hashes to ``sha256`` is kept."""
+    return f"{BASE_DIR}/{sha256}"
 
 
 def compare(
     tree: FileTree,
-    manifest_bytes: bytes,
+    manifest: Manifest,
     root: Path,
     last: Manifest | None,
     *,
     writing: bool = False,
+    force: bool = False,
 ) -> list[Change]:
     """What it takes to bring ``root`` to ``tree``, given the manifest vlagen wrote ``last``.
 
+    Edited files are merged here, in memory, so that ``--dry-run``, ``diff`` and ``check``
+    report exactly what regen would write. ``force`` replaces edits instead (keeping copies).
     Reads every path it compares without following a symlink; ``writing`` picks the wording
     when one is found ("refusing to write through" for regen and new, "cannot compare
     through" for the commands that only read).
@@ -60,127 +99,258 @@ def compare(
         OutputError: a symlink, or something other than a regular file, at a path compared.
     """
     with OutDir(root, writing=writing) as out:
-        return _compare(tree, manifest_bytes, out, last)
+        return _Comparison(out, last, force).run(tree, manifest)
 
 
-def _compare(
-    tree: FileTree, manifest_bytes: bytes, out: OutDir, last: Manifest | None
-) -> list[Change]:
-    recorded = last.files if last else {}
-    changes = []
-    for path, file in tree.items():
-        old = out.read(path)
-        changes.append(_compare_file(path, file, old, recorded.get(path)))
-    for path in sorted(set(recorded) - set(tree)):
-        old = out.read(path)
+class _Comparison:
+    def __init__(self, out: OutDir, last: Manifest | None, force: bool) -> None:
+        self.out = out
+        self.recorded = last.files if last else {}
+        self.force = force
+        self.kept_names: set[str] = set()
+
+    def run(self, tree: FileTree, manifest: Manifest) -> list[Change]:
+        changes = [self._file(path, file, self.out.read(path)) for path, file in tree.items()]
+        carried: dict[str, FileRecord] = {}
+        for path in sorted(set(self.recorded) - set(tree)):
+            old = self.out.read(path)
+            if old is None:
+                continue
+            change = self._obsolete(path, old, self.recorded[path])
+            changes.append(change)
+            if change.action is Action.CONFLICT:  # left in place: still vlagen's to report
+                carried[path] = self.recorded[path]
+        manifest = replace(manifest, files={**manifest.files, **carried})
+        changes += self._bases(tree, manifest)
+        changes.append(self._plain(MANIFEST_PATH, File(manifest.to_bytes())))
+        return changes
+
+    def _plain(self, path: str, file: File) -> Change:
+        """A file only vlagen writes (the manifest, a merge base): written when it differs."""
+        old = self.out.read(path)
         if old is None:
-            continue
-        record = recorded[path]
-        if record.mode is Mode.SCAFFOLD:
-            changes.append(Change(Action.KEEP, path, old, None, "no longer generated; yours"))
-        elif _sha(old) == record.sha256:
-            changes.append(Change(Action.DELETE, path, old, None, "no longer generated"))
-        else:
-            changes.append(
-                Change(Action.CONFLICT, path, old, None, "no longer generated, but edited by hand")
+            return Change(Action.CREATE, path, None, file, write=file.content)
+        if old == file.content:
+            return Change(Action.UNCHANGED, path, old, file)
+        return Change(Action.UPDATE, path, old, file, write=file.content)
+
+    def _file(self, path: str, file: File, old: bytes | None) -> Change:
+        record = self.recorded.get(path)
+        if old is None:
+            if file.mode is Mode.SCAFFOLD and record is not None:
+                return Change(Action.KEEP, path, None, file, "deleted by you; not recreated")
+            return Change(Action.CREATE, path, None, file, write=file.content)
+        if file.mode is Mode.SCAFFOLD:
+            return Change(Action.KEEP if old != file.content else Action.UNCHANGED, path, old, file)
+        if old == file.content:
+            return Change(Action.UNCHANGED, path, old, file)
+        if record is None:
+            return self._unmergeable(path, old, file, "exists, and vlagen did not write it")
+        if _sha(old) == record.sha256:
+            return Change(Action.UPDATE, path, old, file, write=file.content)
+        return self._edited(path, old, file, record)
+
+    def _edited(self, path: str, old: bytes, file: File, record: FileRecord) -> Change:
+        """A generated file the user changed since vlagen wrote the one ``record`` describes."""
+        if self.force:
+            return self._overwrite(path, old, file)
+        if has_conflict_markers(old):
+            return Change(
+                Action.CONFLICT,
+                path,
+                old,
+                file,
+                "conflict markers from the last regen are still in it; resolve them, "
+                "then run regen again",
             )
-    manifest = File(manifest_bytes)
-    old_manifest = out.read(MANIFEST_PATH)
-    action = (
-        Action.CREATE
-        if old_manifest is None
-        else Action.UNCHANGED
-        if old_manifest == manifest_bytes
-        else Action.UPDATE
-    )
-    changes.append(Change(action, MANIFEST_PATH, old_manifest, manifest))
-    return changes
+        if record.sha256 == file.sha256:
+            return Change(Action.EDITED, path, old, file, "edited by you")
+        base = self.out.read(base_path(record.sha256))
+        if base is None or _sha(base) != record.sha256:
+            return self._unmergeable(
+                path,
+                old,
+                file,
+                f"edited by you, and its merge base {base_path(record.sha256)} is missing; "
+                "restore .vlagen/ from version control",
+            )
+        merged = merge(base, old, file.content)
+        if merged.conflicts:
+            regions = f"{merged.conflicts} region{'s' * (merged.conflicts != 1)}"
+            return Change(
+                Action.CONFLICT,
+                path,
+                old,
+                file,
+                f"{regions} you and vlagen both changed, marked in the file",
+                write=merged.content,
+            )
+        if merged.content == file.content:
+            return Change(
+                Action.UPDATE, path, old, file, "your edit is now generated", file.content
+            )
+        if merged.content == old:
+            return Change(Action.EDITED, path, old, file, "edited by you; already up to date")
+        return Change(
+            Action.MERGE, path, old, file, "your edits merged into the new output", merged.content
+        )
+
+    def _unmergeable(self, path: str, old: bytes, file: File, why: str) -> Change:
+        if self.force:
+            return self._overwrite(path, old, file)
+        return Change(Action.REFUSE, path, old, file, why)
+
+    def _overwrite(self, path: str, old: bytes, file: File) -> Change:
+        kept = self._kept_path(path, old)
+        return Change(
+            Action.OVERWRITE,
+            path,
+            old,
+            file,
+            f"overwritten (your edit kept in {kept})",
+            write=file.content,
+            kept=kept,
+        )
+
+    def _obsolete(self, path: str, old: bytes, record: FileRecord) -> Change:
+        """A file vlagen wrote before and no longer generates."""
+        if record.mode is Mode.SCAFFOLD:
+            return Change(Action.KEEP, path, old, None, "no longer generated; yours")
+        if _sha(old) == record.sha256:
+            return Change(Action.DELETE, path, old, None, "no longer generated")
+        if self.force:
+            kept = self._kept_path(path, old)
+            return Change(
+                Action.DELETE, path, old, None, f"deleted (your edit kept in {kept})", kept=kept
+            )
+        return Change(
+            Action.CONFLICT,
+            path,
+            old,
+            None,
+            "no longer generated, but edited by you: delete it, or move your code to a file "
+            "of your own (or use --force, which keeps a copy)",
+        )
+
+    def _kept_path(self, path: str, content: bytes) -> str:
+        """The first of ``.vlagen/kept/PATH``, ``PATH.1``, ``PATH.2``... that is free or
+        already holds ``content``: a copy kept earlier is never overwritten."""
+        stem = f"{KEPT_DIR}/{path}"
+        for n in range(1_000):
+            candidate = stem if n == 0 else f"{stem}.{n}"
+            if candidate in self.kept_names:
+                continue
+            there = self.out.read(candidate)
+            if there is None or there == content:
+                self.kept_names.add(candidate)
+                return candidate
+        raise ConflictError(f"{self.out.root / KEPT_DIR} holds 1000 copies of {path}; clear it")
+
+    def _bases(self, tree: FileTree, manifest: Manifest) -> list[Change]:
+        """Bring the merge bases to one per generated file the new manifest records."""
+        needed = {base_path(r.sha256) for r in manifest.files.values() if r.mode is Mode.GENERATED}
+        contents = {base_path(f.sha256): f for f in tree.values() if f.mode is Mode.GENERATED}
+        changes = [self._plain(path, contents[path]) for path in sorted(contents)]
+        stale = {base_path(r.sha256) for r in self.recorded.values() if r.mode is Mode.GENERATED}
+        for path in sorted(stale - needed):
+            old = self.out.read(path)
+            if old is not None:
+                changes.append(Change(Action.DELETE, path, old, None))
+        return changes
 
 
-def _compare_file(path: str, file: File, old: bytes | None, record: FileRecord | None) -> Change:
-    if old is None:
-        if file.mode is Mode.SCAFFOLD and record is not None:
-            return Change(Action.KEEP, path, None, file, "deleted by you; not recreated")
-        return Change(Action.CREATE, path, None, file)
-    if file.mode is Mode.SCAFFOLD:
-        return Change(Action.KEEP if old != file.content else Action.UNCHANGED, path, old, file)
-    if old == file.content:
-        return Change(Action.UNCHANGED, path, old, file)
-    if record is None:
-        return Change(Action.CONFLICT, path, old, file, "exists, and vlagen did not write it")
-    if _sha(old) == record.sha256:
-        return Change(Action.UPDATE, path, old, file)
-    return Change(Action.CONFLICT, path, old, file, "edited by hand")
-
-
-def apply_changes(changes: Sequence[Change], root: Path, *, force: bool = False) -> None:
+def apply_changes(changes: Sequence[Change], root: Path) -> None:
     """Write, overwrite and delete files under ``root`` as ``changes`` say.
 
-    All new contents are staged next to their destinations first; only when every one is
-    staged are they renamed into place, the manifest last. A failure while staging leaves the
-    old output as it was. No symlink below ``root`` is followed (see :mod:`vlagen.outdir`).
+    All new contents (and the copies of overwritten edits) are staged next to their
+    destinations first; only when every one is staged are they renamed into place, the
+    manifest last. A failure while staging leaves the old output as it was. No symlink below
+    ``root`` is followed (see :mod:`vlagen.outdir`).
 
     Raises:
-        ConflictError: if a change is a conflict and ``force`` is false; nothing is written.
+        ConflictError: if a change cannot be merged (:attr:`Action.REFUSE`); nothing is
+            written.
         OutputError: a symlink (or a non-file) at a path to write, delete or stage under, or
             a symlinked directory on the way; checked before anything is written.
     """
-    clashes = [c for c in changes if c.action is Action.CONFLICT]
-    if clashes and not force:
+    refused = [c for c in changes if c.action is Action.REFUSE]
+    if refused:
         raise ConflictError(
-            "refusing to overwrite files you changed (re-run with --force to discard the edits):",
-            paths=[f"{c.path}: {c.reason}" for c in clashes],
+            "refusing to overwrite files vlagen cannot merge; nothing was written (--force "
+            "overwrites them and keeps a copy of each under .vlagen/kept/):",
+            paths=[f"{c.path}: {c.reason}" for c in refused],
         )
-    # A conflict reaching here is forced: it is written, or deleted if no longer generated.
-    acting = [
-        c
-        for c in changes
-        if c.action in (Action.CREATE, Action.UPDATE, Action.DELETE, Action.CONFLICT)
-    ]
-    writes = sorted((c for c in acting if c.new), key=lambda c: c.path == MANIFEST_PATH)
-    deletes = [c for c in acting if not c.new]
+    copies = [(c.kept, c.old) for c in changes if c.kept is not None and c.old is not None]
+    writes = [(c.path, c.write, bool(c.new and c.new.executable)) for c in changes if c.write]
+    writes = [(p, data, False) for p, data in copies] + sorted(
+        writes, key=lambda w: w[0] == MANIFEST_PATH
+    )
+    deletes = [c.path for c in changes if c.action is Action.DELETE]
     with OutDir(root, writing=True) as out:
         # Everything that would be refused is refused before anything is written.
-        for change in acting:
-            out.check_writable(change.path)
+        for path in [*(w[0] for w in writes), *deletes]:
+            out.check_writable(path)
         made_dirs = _makedirs(root)
         try:
-            for change in writes:
-                out.stage(
-                    change.path,
-                    change.new.content,
-                    executable=change.new.executable,
-                    made=made_dirs,
-                )
+            for path, content, executable in writes:
+                out.stage(path, content, executable=executable, made=made_dirs)
         except BaseException:
             out.discard()
             for made in reversed(made_dirs):
                 _rmdir_quiet(made)
             raise
         out.commit()
-        for change in deletes:
-            out.delete(change.path)
+        for path in deletes:
+            out.delete(path)
 
 
 def unified_diff(changes: Iterable[Change]) -> list[list[str]]:
-    """One unified diff (list of lines) per file whose generated content differs from disk."""
+    """One unified diff (list of lines) per file regen would change, from disk to what regen
+    writes there (or would, for a file it refuses to touch)."""
     out = []
     for change in changes:
-        if change.action in (Action.UNCHANGED, Action.KEEP):
+        after = _after(change)
+        if after is _SAME:
             continue
-        old = _lines(change.old)
-        new = _lines(change.new.content if change.new else None)
         out.append(
             list(
                 difflib.unified_diff(
-                    old,
-                    new,
+                    _lines(change.old),
+                    _lines(after),
                     f"a/{change.path}" if change.old is not None else "/dev/null",
-                    f"b/{change.path}" if change.new is not None else "/dev/null",
+                    f"b/{change.path}" if after is not None else "/dev/null",
                 )
             )
         )
     return out
+
+
+def line_counts(change: Change) -> tuple[int, int]:
+    """Lines added and removed on disk by ``change`` (as ``git diff --stat`` counts them)."""
+    after = _after(change)
+    if after is _SAME:
+        return 0, 0
+    added = removed = 0
+    for line in difflib.unified_diff(_lines(change.old), _lines(after), n=0):
+        if line.startswith(("+++", "---")):
+            continue
+        added += line.startswith("+")
+        removed += line.startswith("-")
+    return added, removed
+
+
+_SAME = object()
+
+
+def _after(change: Change) -> bytes | object | None:
+    """What ``path`` holds after ``change`` (``None``: deleted; ``_SAME``: untouched)."""
+    if not change.shown:
+        return _SAME
+    if change.action is Action.DELETE:
+        return None
+    if change.action is Action.REFUSE and change.new is not None:
+        return change.new.content
+    return change.write if change.write is not None else _SAME
 
 
 def _lines(data: bytes | None) -> list[str]:

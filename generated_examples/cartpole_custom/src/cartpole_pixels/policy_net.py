@@ -1,4 +1,4 @@
-# Scaffolded by vlagen 0.1.0 from spec sha256:8f368f0bd6d6912d.
+# Scaffolded by vlagen 0.1.0.
 # This file is yours: vlagen never overwrites it.
 """Your policy module (family ``custom``), started by vlagen: yours to edit; regeneration
 leaves this file alone.
