@@ -86,7 +86,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     regen = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert regen.exit_code == 1
     assert "1 region you and vlagen both changed, marked in the file" in regen.output
-    assert "1 file need you: resolve the regions between `<<<<<<< yours`" in regen.output
+    assert "1 file needs you: resolve the regions between `<<<<<<< yours`" in regen.output
     text = edited.read_text()
     assert (
         "<<<<<<< yours\n        learning_rate=5e-05,  # mine\n"

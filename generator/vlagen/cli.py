@@ -119,8 +119,9 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
     _report(changes, out_dir, dry_run=dry_run)
     conflicts = [c for c in changes if c.action in NEEDS_USER]
     if conflicts:
-        count = f"{len(conflicts)} file{'s' * (len(conflicts) != 1)}"
-        verb = "would need" if dry_run else "need"
+        one = len(conflicts) == 1
+        count = f"{len(conflicts)} file{'' if one else 's'}"
+        verb = "would need" if dry_run else "needs" if one else "need"
         click.echo(
             f"vlagen: {count} {verb} you: resolve the regions between `<<<<<<< yours` and "
             "`>>>>>>> generated now` (or as each line says), then run `vlagen regen` again",
@@ -145,7 +146,8 @@ def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
         note = f"  ({change.reason})" if change.reason else ""
         click.echo(f"{click.style(f'{action:<9}', fg=_COLOURS[action])} {change.path}{lines}{note}")
     counts["unchanged"] = sum(c.shown and c.action.value == "unchanged" for c in changes)
-    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()) if n)
+    order = [*_COLOURS, "unchanged"]
+    summary = ", ".join(f"{counts[a]} {a}" for a in order if counts.get(a))
     verb = "would change" if dry_run else "wrote"
     click.echo(f"{verb} {out_dir}: {summary}" + (" (dry run: nothing written)" if dry_run else ""))
 
