@@ -12,9 +12,10 @@ keeps one output directory alive through every cycle, as a user's checkout would
    lost only if its file was regenerated without it), every file without a conflict must hold
    the spec change, every conflict must be reported and marked in its file, and every
    unedited file must be exactly what vlagen generates;
-3. the user resolves each conflict (keeping their side, vlagen's, or both, region by region),
-   deletes or keeps files vlagen no longer generates, sometimes reverts a file, and regen runs
-   again: it must report no new conflict and keep each resolution exactly;
+3. the user resolves most conflicts (keeping their side, vlagen's, or both, region by region)
+   and leaves some with their markers for a later cycle, deletes or keeps files vlagen no
+   longer generates, sometimes reverts a file, and regen runs again: it must report no new
+   conflict, keep each resolution exactly and leave each marked file as it is;
 4. ``check`` must name exactly the files that differ from what vlagen generates.
 
 Prints the counts and exits 1 on any violation (each printed with its cycle and seed).
@@ -65,6 +66,7 @@ class Tally:
     conflicts: int = 0  #: files regen marked with conflicts
     regions: int = 0  #: conflict regions in them
     orphans: int = 0  #: edited files vlagen stopped generating (left in place, reported)
+    unresolved: int = 0  #: regens over a file the user left with its conflict markers
     lost: int = 0  #: edits missing after a regen: must stay 0
     violations: list[str] = field(default_factory=list)
 
@@ -93,25 +95,39 @@ def run(cycles: int, seed: int, root: Path) -> Tally:
     write(current, root, fresh=True)
     tokens: dict[str, set[str]] = {}  #: per file, the user's edit tokens it must still hold
     orphans: dict[str, bytes] = {}  #: edited files kept after vlagen stopped generating them
+    pending: dict[str, bytes] = {}  #: files left with conflict markers, and their bases
     counter = itertools.count()
     for cycle in range(cycles):
         new = outputs[rng.choice([i for i in range(len(outputs)) if outputs[i] is not current])]
-        deleted = _edit(rng, root, current, new, tokens, counter, tally)
+        deleted = _edit(rng, root, current, new, set(pending), tokens, counter, tally)
         before = _disk(root, current, orphans)
-        bases = {**orphans, **{p: f.content for p, f in current.tree.items()}}
+        bases = {**orphans, **{p: f.content for p, f in current.tree.items()}, **pending}
         changes = write(new, root, fresh=False)
         _verify_regen(cycle, root, bases, current, new, before, tokens, deleted, changes, tally)
-        resolved = _resolve(rng, root, new, changes, tokens)
+        resolved, left = _resolve(rng, root, new, changes, tokens)
+        # A conflict written now is based on the new output; one left as it was keeps its base.
+        pending = {
+            c.path: new.tree[c.path].content if c.write is not None else bases[c.path]
+            for c in changes
+            if c.path in left
+        }
         orphans = {
             c.path: bases[c.path]
             for c in changes
             if c.action is Action.CONFLICT and c.new is None and (root / c.path).exists()
         }
+        # A conflict resolved against an older output (left marked for a cycle or more) is
+        # merged again, and may conflict again: the new output changed the same lines again.
+        stale = {c.path for c in changes if c.action is Action.CONFLICT and c.write is None}
         again = write(new, root, fresh=False)
         for change in again:
+            if change.path in stale - left:
+                if change.action is Action.CONFLICT and change.write is not None:
+                    pending[change.path] = new.tree[change.path].content
+                continue
             if change.path in resolved and (_read(root, change.path) != resolved[change.path]):
                 tally.fail(cycle, f"{change.path}: regen changed a resolved file")
-            if change.action is Action.CONFLICT and change.new is not None:
+            if change.action is Action.CONFLICT and change.new and change.path not in left:
                 tally.fail(cycle, f"{change.path}: conflict after resolving ({change.reason})")
         _verify_check(cycle, root, new, tally)
         current = new
@@ -124,16 +140,20 @@ def _edit(
     root: Path,
     current: Output,
     new: Output,
+    marked: set[str],
     tokens: dict[str, set[str]],
     counter: itertools.count,
     tally: Tally,
 ) -> dict[str, list[str]]:
-    """Edit 1-4 generated text files, half near what the spec change touches; return the
-    lines deleted, per file."""
+    """Edit 1-4 generated text files (not those still ``marked`` with conflicts), half near
+    what the spec change touches; return the lines deleted, per file."""
     editable = [
         p
         for p, f in current.tree.items()
-        if f.mode is Mode.GENERATED and Path(p).suffix in COMMENTS and (root / p).is_file()
+        if f.mode is Mode.GENERATED
+        and Path(p).suffix in COMMENTS
+        and (root / p).is_file()
+        and p not in marked
     ]
     touched = [p for p in editable if p in new.tree and new.tree[p] != current.tree[p]]
     deleted: dict[str, list[str]] = {}
@@ -205,6 +225,11 @@ def _verify_regen(
             if token.encode() not in on_disk:
                 tally.lost += 1
                 tally.fail(cycle, f"{path}: lost {token} ({change.action.value})")
+        if change.action is Action.CONFLICT and change.write is None:
+            tally.unresolved += 1
+            if on_disk != before[path]:
+                tally.fail(cycle, f"{path}: a file left with its markers was rewritten")
+            continue
         if change.action is Action.CONFLICT:
             tally.conflicts += 1
             tally.regions += on_disk.count(MARKERS[0])
@@ -262,12 +287,17 @@ def _resolve(
     new: Output,
     changes: list[Change],
     tokens: dict[str, set[str]],
-) -> dict[str, bytes]:
-    """Resolve every conflict as a user might; return the files resolved, as written."""
+) -> tuple[dict[str, bytes], set[str]]:
+    """Resolve conflicts as a user might, leaving some for later; return the files resolved,
+    as written, and those left with their markers."""
     resolved: dict[str, bytes] = {}
+    left: set[str] = set()
     for change in changes:
         path = root / change.path
         if change.action is not Action.CONFLICT:
+            continue
+        if change.new is not None and rng.random() < 0.2:
+            left.add(change.path)
             continue
         if change.new is None:  # no longer generated: deleted, or kept for a later regen
             if rng.random() < 0.5:
@@ -277,12 +307,12 @@ def _resolve(
         resolved[change.path] = _pick_sides(rng, path.read_bytes())
         path.write_bytes(resolved[change.path])
     for name in list(tokens):  # a user sometimes reverts a file to what vlagen generates
-        if name in new.tree and name not in resolved and rng.random() < 0.05:
+        if name in new.tree and name not in {*resolved, *left} and rng.random() < 0.05:
             (root / name).write_bytes(new.tree[name].content)
             resolved[name] = new.tree[name].content
     for name, content in resolved.items():
         tokens[name] = {t for t in tokens.get(name, ()) if t.encode() in content}
-    return resolved
+    return resolved, left
 
 
 def _pick_sides(rng: random.Random, content: bytes) -> bytes:
@@ -348,7 +378,8 @@ def main() -> int:
         f"{tally.cycles} cycles (seed {args.seed}) in {took:.1f} s: {tally.edits} edits, "
         f"{tally.edited_files} edited files carried through a regen ({tally.merged} merged into "
         f"a changed output), {tally.conflicts} conflicted files ({tally.regions} regions), "
-        f"{tally.orphans} edited files no longer generated, {tally.lost} edits lost"
+        f"{tally.unresolved} regens over unresolved conflicts, {tally.orphans} edited files no "
+        f"longer generated, {tally.lost} edits lost"
     )
     for violation in tally.violations[:50]:
         print(violation)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -97,7 +98,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
 
     again = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert again.exit_code == 1
-    assert "conflict markers from the last regen are still in it" in again.output
+    assert "it holds conflict markers (<<<<<<< yours ...); resolve them" in again.output
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
     assert check.exit_code == 1 and f"conflict  {edited}" in check.output
 
@@ -107,6 +108,42 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     done = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert done.exit_code == 0, done.output
     assert edited.read_text() == resolved
+
+
+def test_a_dry_run_refuses_exactly_as_the_run_does(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# mine\n")
+    shutil.rmtree(out / ".vlagen/base")
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    before = _files(out)
+    dry = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--dry-run"])
+    real = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert dry.exit_code == real.exit_code == 1
+    assert dry.output == real.output
+    assert "src/tiny_vla/spec.py: edited by you, and its merge base" in real.output
+    assert _files(out) == before, "nothing written"
+    diff = runner.invoke(main, ["diff", str(changed), "-o", str(out), "--stat"])
+    assert diff.exit_code == 1 and "refuse    src/tiny_vla/spec.py" in diff.output
+
+
+def test_a_crlf_checkout_is_not_an_edit(runner, spec_file, tmp_path) -> None:
+    """git's core.autocrlf turns every LF into CRLF on checkout (Windows)."""
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    for path in out.rglob("*"):
+        if path.is_file() and path.name != "manifest.json":
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
+    assert (check.exit_code, check.output) == (0, "")
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_bytes(edited.read_bytes() + b"# mine\r\n")
+    regen = runner.invoke(main, ["regen", str(spec_file(LR_CHANGED, "c.yaml")), "-o", str(out)])
+    assert regen.exit_code == 0, regen.output
+    assert "merge     src/tiny_vla/spec.py" in regen.output
+    assert "update    src/tiny_vla/spec.json" in regen.output
+    assert edited.read_bytes().endswith(b"# mine\n")
 
 
 def test_default_output_dir_is_the_project_name(runner, spec_file, tmp_path, monkeypatch) -> None:

@@ -110,6 +110,42 @@ def test_an_edit_without_its_base_is_refused_not_guessed(tmp_path) -> None:
     assert _sync(FileTree({"a.py": File(b"2\n")}), tmp_path)["a.py"] is Action.CONFLICT
 
 
+def test_an_unresolved_conflict_keeps_its_base_through_later_regens(tmp_path) -> None:
+    lines = [f"line {i}\n" for i in range(12)]
+
+    def gen(**changed: str) -> FileTree:
+        text = [changed.get(f"l{i}", line) for i, line in enumerate(lines)]
+        return FileTree({"a.py": File("".join(text).encode())})
+
+    _sync(gen(), tmp_path)
+    (tmp_path / "a.py").write_text("".join(lines).replace("line 2\n", "mine 2\n"))
+    assert _sync(gen(l2="gen 2\n"), tmp_path)["a.py"] is Action.CONFLICT
+    marked = (tmp_path / "a.py").read_text()
+    # A second spec change while the markers are in: nothing written, the record kept.
+    assert _sync(gen(l2="gen 2\n", l9="gen 9\n"), tmp_path)["a.py"] is Action.CONFLICT
+    assert (tmp_path / "a.py").read_text() == marked
+    resolved = "".join(lines).replace("line 2\n", "mine 2\n")  # the user keeps theirs
+    (tmp_path / "a.py").write_text(resolved)
+    assert _sync(gen(l2="gen 2\n", l9="gen 9\n"), tmp_path)["a.py"] is Action.MERGE
+    assert (tmp_path / "a.py").read_text() == resolved.replace("line 9\n", "gen 9\n")
+
+
+@pytest.mark.parametrize("left", [0, 1, 3], ids=["start", "base", "end"])
+def test_any_marker_left_in_means_unresolved(tmp_path, left: int) -> None:
+    from vlagen.merge import MARKERS
+
+    _sync(FileTree({"a.py": File(b"a\n")}), tmp_path)
+    (tmp_path / "a.py").write_bytes(b"x\n" + MARKERS[left] + b"y\n")
+    assert _sync(FileTree({"a.py": File(b"a\n")}), tmp_path)["a.py"] is Action.CONFLICT
+    (tmp_path / "a.py").write_bytes(b"x\n=======\ny\n")  # a heading underline is text
+    assert _sync(FileTree({"a.py": File(b"a\n")}), tmp_path)["a.py"] is Action.EDITED
+
+
+def test_an_empty_generated_file_is_written(tmp_path) -> None:
+    assert _sync(FileTree({"__init__.py": File(b"")}), tmp_path)["__init__.py"] is Action.CREATE
+    assert (tmp_path / "__init__.py").read_bytes() == b""
+
+
 def test_force_never_overwrites_a_kept_copy(tmp_path) -> None:
     _sync(FileTree({"a.py": File(b"1\n")}), tmp_path)
     for n, edit in enumerate(["first\n", "second\n", "first\n"]):

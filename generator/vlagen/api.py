@@ -15,7 +15,7 @@ from .manifest import Manifest
 from .plan import MANIFEST_PATH, Plan, make_plan
 from .render import render_plan
 from .spec import Spec
-from .sync import Action, Change, apply_changes, compare, unified_diff
+from .sync import Action, Change, apply_changes, compare, refuse, unified_diff
 from .tree import FileTree
 
 __all__ = ["Output", "check", "diff", "generate", "load_spec", "write"]
@@ -74,6 +74,7 @@ def write(
             "use `vlagen new` to create one"
         )
     changes = changes_for(output, out_dir, writing=not dry_run, force=force)
+    refuse(changes)
     if not dry_run:
         apply_changes(changes, out_dir)
     return changes

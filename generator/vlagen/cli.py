@@ -201,14 +201,18 @@ def validate(spec: Path) -> None:
 @output_option
 @click.option("--stat", is_flag=True, help="One line per file: lines added and removed.")
 def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
-    """Show what `vlagen regen` would change in the package (exit 1 if anything). Your
-    edits to generated files are not differences: regen keeps them (`vlagen check` lists
-    them)."""
+    """Show what `vlagen regen` would change in the package; exit 1 if anything, or if regen
+    would stop at a conflict (named on stderr). Your edits to generated files are not
+    differences: regen keeps them (`vlagen check` lists them)."""
     from .api import changes_for
-    from .sync import line_counts, unified_diff
+    from .sync import NEEDS_USER, line_counts, unified_diff
 
     output, out_dir = _load(spec, out_dir)
     changes = changes_for(output, out_dir)
+    for change in changes:  # what regen would stop at: on stderr, and exit 1 as regen would
+        if change.action in NEEDS_USER:
+            click.echo(f"{change.action.value:<9} {change.path}  ({change.reason})", err=True)
+    differs = any(c.action in NEEDS_USER for c in changes)
     if stat:
         total = [0, 0, 0]
         for change in changes:
@@ -218,6 +222,7 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
                 total = [total[0] + 1, total[1] + added, total[2] + removed]
         if total[0]:
             click.echo(f"{total[0]} file{'s' * (total[0] != 1)}, +{total[1]} -{total[2]}")
+        if total[0] or differs:
             raise SystemExit(1)
         return
     diffs = unified_diff(changes)
@@ -227,7 +232,7 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
             head = line[:3]
             colour = None if head in ("---", "+++") else colours.get(line[:1])
             click.echo(click.style(line, fg=colour, bold=head in ("---", "+++")), nl=False)
-    if diffs:
+    if diffs or differs:
         raise SystemExit(1)
 
 

@@ -23,8 +23,14 @@ MARKERS = (
     b"=======\n",
     b">>>>>>> generated now\n",
 )
-_START = re.compile(rb"^<<<<<<< yours\r?$", re.MULTILINE)
-_END = re.compile(rb"^>>>>>>> generated now\r?$", re.MULTILINE)
+#: Any one of the labelled marker lines left in a file means a conflict is not resolved yet
+#: (``=======`` alone is ordinary text, a Markdown heading underline for one).
+_LEFT = re.compile(
+    rb"^(?:"
+    + b"|".join(re.escape(m.rstrip(b"\n")) for m in MARKERS if m != b"=======\n")
+    + rb")\r?$",
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,8 @@ def merge(base: bytes, yours: bytes, new: bytes) -> Merged:
 
 
 def has_conflict_markers(content: bytes) -> bool:
-    """Whether ``content`` still holds a conflict region that :func:`merge` wrote."""
-    return bool(_START.search(content) and _END.search(content))
+    """Whether ``content`` still holds a marker line of a conflict :func:`merge` wrote."""
+    return _LEFT.search(content) is not None
 
 
 def _lines(data: bytes) -> list[bytes]:

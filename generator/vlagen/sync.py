@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .errors import ConflictError
 from .manifest import FileRecord, Manifest
-from .merge import has_conflict_markers, merge
+from .merge import MARKERS, has_conflict_markers, merge
 from .outdir import OutDir
 from .plan import BASE_DIR, KEPT_DIR, MANIFEST_PATH
 from .tree import File, FileTree, Mode
@@ -35,6 +35,7 @@ __all__ = [
     "base_path",
     "compare",
     "line_counts",
+    "refuse",
     "unified_diff",
 ]
 
@@ -116,10 +117,12 @@ class _Comparison:
             old = self.out.read(path)
             if old is None:
                 continue
-            change = self._obsolete(path, old, self.recorded[path])
-            changes.append(change)
-            if change.action is Action.CONFLICT:  # left in place: still vlagen's to report
-                carried[path] = self.recorded[path]
+            changes.append(self._obsolete(path, old, self.recorded[path]))
+        for change in changes:
+            # A conflict left as it is on disk keeps the record (and base) it was made from,
+            # so its merge, once resolved, is against what the user's file is based on.
+            if change.action is Action.CONFLICT and change.write is None:
+                carried[change.path] = self.recorded[change.path]
         manifest = replace(manifest, files={**manifest.files, **carried})
         changes += self._bases(tree, manifest)
         changes.append(self._plain(MANIFEST_PATH, File(manifest.to_bytes())))
@@ -134,45 +137,48 @@ class _Comparison:
             return Change(Action.UNCHANGED, path, old, file)
         return Change(Action.UPDATE, path, old, file, write=file.content)
 
-    def _file(self, path: str, file: File, old: bytes | None) -> Change:
+    def _file(self, path: str, file: File, raw: bytes | None) -> Change:
         record = self.recorded.get(path)
+        old = _lf(raw)
         if old is None:
             if file.mode is Mode.SCAFFOLD and record is not None:
                 return Change(Action.KEEP, path, None, file, "deleted by you; not recreated")
             return Change(Action.CREATE, path, None, file, write=file.content)
         if file.mode is Mode.SCAFFOLD:
-            return Change(Action.KEEP if old != file.content else Action.UNCHANGED, path, old, file)
+            action = Action.KEEP if old != file.content else Action.UNCHANGED
+            return Change(action, path, raw, file)
         if old == file.content:
-            return Change(Action.UNCHANGED, path, old, file)
+            return Change(Action.UNCHANGED, path, raw, file)
         if record is None:
-            return self._unmergeable(path, old, file, "exists, and vlagen did not write it")
+            return self._unmergeable(path, raw, file, "exists, and vlagen did not write it")
         if _sha(old) == record.sha256:
-            return Change(Action.UPDATE, path, old, file, write=file.content)
-        return self._edited(path, old, file, record)
+            return Change(Action.UPDATE, path, raw, file, write=file.content)
+        return self._edited(path, raw, old, file, record)
 
-    def _edited(self, path: str, old: bytes, file: File, record: FileRecord) -> Change:
-        """A generated file the user changed since vlagen wrote the one ``record`` describes."""
+    def _edited(self, path: str, raw: bytes, old: bytes, file: File, record: FileRecord) -> Change:
+        """A generated file the user changed since vlagen wrote the one ``record`` describes
+        (``old`` is ``raw``, the file on disk, with CRLF line ends read as LF)."""
         if self.force:
-            return self._overwrite(path, old, file)
+            return self._overwrite(path, raw, file)
         if has_conflict_markers(old):
             return Change(
                 Action.CONFLICT,
                 path,
-                old,
+                raw,
                 file,
-                "conflict markers from the last regen are still in it; resolve them, "
+                f"it holds conflict markers ({MARKERS[0].decode().strip()} ...); resolve them, "
                 "then run regen again",
             )
         if record.sha256 == file.sha256:
-            return Change(Action.EDITED, path, old, file, "edited by you")
-        base = self.out.read(base_path(record.sha256))
+            return Change(Action.EDITED, path, raw, file, "edited by you")
+        base = _lf(self.out.read(base_path(record.sha256)))
         if base is None or _sha(base) != record.sha256:
             return self._unmergeable(
                 path,
-                old,
+                raw,
                 file,
-                f"edited by you, and its merge base {base_path(record.sha256)} is missing; "
-                "restore .vlagen/ from version control",
+                f"edited by you, and its merge base {base_path(record.sha256)} is missing or "
+                "damaged; restore .vlagen/ from version control",
             )
         merged = merge(base, old, file.content)
         if merged.conflicts:
@@ -180,19 +186,19 @@ class _Comparison:
             return Change(
                 Action.CONFLICT,
                 path,
-                old,
+                raw,
                 file,
                 f"{regions} you and vlagen both changed, marked in the file",
                 write=merged.content,
             )
         if merged.content == file.content:
             return Change(
-                Action.UPDATE, path, old, file, "your edit is now generated", file.content
+                Action.UPDATE, path, raw, file, "your edit is now generated", file.content
             )
         if merged.content == old:
-            return Change(Action.EDITED, path, old, file, "edited by you; already up to date")
+            return Change(Action.EDITED, path, raw, file, "edited by you; already up to date")
         return Change(
-            Action.MERGE, path, old, file, "your edits merged into the new output", merged.content
+            Action.MERGE, path, raw, file, "your edits merged into the new output", merged.content
         )
 
     def _unmergeable(self, path: str, old: bytes, file: File, why: str) -> Change:
@@ -216,7 +222,7 @@ class _Comparison:
         """A file vlagen wrote before and no longer generates."""
         if record.mode is Mode.SCAFFOLD:
             return Change(Action.KEEP, path, old, None, "no longer generated; yours")
-        if _sha(old) == record.sha256:
+        if _sha(_lf(old)) == record.sha256:
             return Change(Action.DELETE, path, old, None, "no longer generated")
         if self.force:
             kept = self._kept_path(path, old)
@@ -259,6 +265,18 @@ class _Comparison:
         return changes
 
 
+def refuse(changes: Sequence[Change]) -> None:
+    """Raise :class:`ConflictError` naming each file vlagen cannot merge, if there is one:
+    then nothing may be written (and a dry run says so just as the run would)."""
+    refused = [c for c in changes if c.action is Action.REFUSE]
+    if refused:
+        raise ConflictError(
+            "refusing to overwrite files vlagen cannot merge; nothing was written (--force "
+            "overwrites them and keeps a copy of each under .vlagen/kept/):",
+            paths=[f"{c.path}: {c.reason}" for c in refused],
+        )
+
+
 def apply_changes(changes: Sequence[Change], root: Path) -> None:
     """Write, overwrite and delete files under ``root`` as ``changes`` say.
 
@@ -273,35 +291,43 @@ def apply_changes(changes: Sequence[Change], root: Path) -> None:
         OutputError: a symlink (or a non-file) at a path to write, delete or stage under, or
             a symlinked directory on the way; checked before anything is written.
     """
-    refused = [c for c in changes if c.action is Action.REFUSE]
-    if refused:
-        raise ConflictError(
-            "refusing to overwrite files vlagen cannot merge; nothing was written (--force "
-            "overwrites them and keeps a copy of each under .vlagen/kept/):",
-            paths=[f"{c.path}: {c.reason}" for c in refused],
-        )
+    refuse(changes)
     copies = [(c.kept, c.old) for c in changes if c.kept is not None and c.old is not None]
-    writes = [(c.path, c.write, bool(c.new and c.new.executable)) for c in changes if c.write]
-    writes = [(p, data, False) for p, data in copies] + sorted(
-        writes, key=lambda w: w[0] == MANIFEST_PATH
-    )
+    writes = [
+        (c.path, c.write, bool(c.new and c.new.executable))
+        for c in changes
+        if c.write is not None and c.path != MANIFEST_PATH
+    ]
+    writes = [(p, data, False) for p, data in copies] + writes
+    manifest = [c.write for c in changes if c.path == MANIFEST_PATH and c.write is not None]
     deletes = [c.path for c in changes if c.action is Action.DELETE]
     with OutDir(root, writing=True) as out:
         # Everything that would be refused is refused before anything is written.
-        for path in [*(w[0] for w in writes), *deletes]:
+        for path in [*(w[0] for w in writes), *deletes, MANIFEST_PATH]:
             out.check_writable(path)
         made_dirs = _makedirs(root)
-        try:
-            for path, content, executable in writes:
-                out.stage(path, content, executable=executable, made=made_dirs)
-        except BaseException:
-            out.discard()
-            for made in reversed(made_dirs):
-                _rmdir_quiet(made)
-            raise
-        out.commit()
+        _stage_and_commit(out, writes, made_dirs)
+        # The manifest goes last: until it is replaced, the old one describes every file
+        # still on disk, so a run that stops here is repaired by the next one.
         for path in deletes:
             out.delete(path)
+        _stage_and_commit(out, [(MANIFEST_PATH, data, False) for data in manifest], made_dirs)
+
+
+def _stage_and_commit(
+    out: OutDir, writes: list[tuple[str, bytes, bool]], made_dirs: list[Path]
+) -> None:
+    """Stage every write, then rename them all into place; on a failure, remove what was
+    staged and the directories made for it."""
+    try:
+        for path, content, executable in writes:
+            out.stage(path, content, executable=executable, made=made_dirs)
+        out.commit()
+    except BaseException:
+        out.discard()
+        for made in reversed(made_dirs):
+            _rmdir_quiet(made)
+        raise
 
 
 def unified_diff(changes: Iterable[Change]) -> list[list[str]]:
@@ -361,6 +387,12 @@ def _lines(data: bytes | None) -> list[str]:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n\\ No newline at end of file\n"
     return lines
+
+
+def _lf(data: bytes | None) -> bytes | None:
+    """``data`` with CRLF line ends read as LF: vlagen writes LF, and a checkout that turns
+    them into CRLF (git's ``core.autocrlf`` on Windows) has not edited anything."""
+    return data.replace(b"\r\n", b"\n") if data is not None else None
 
 
 def _sha(data: bytes) -> str:
