@@ -239,7 +239,7 @@ def targets() -> None:
         click.echo(f"{t.framework} {t.version}  ({t.title}; installs {installs})")
         click.echo(f"  algorithms: {', '.join(t.algorithms)}")
         click.echo(f"  model families: {', '.join(t.model_families)}")
-        click.echo(f"  contract: {t.contract}")
+        click.echo(f"  contract: {t.contract.summary}")
     for entry in UNSUPPORTED:
         click.echo(f"{entry.label}  NOT supported")
         click.echo(f"  why: {entry.reason}")

@@ -17,6 +17,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from ..contracts import Contract
 from ..errors import Issue
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ class TargetDecl:
             what it selects in the framework's config.
         model_families: Spec model families this target can train.
         backbones: `model.backbone` values its adapter lays out inputs for.
-        contract: One line on the env/model contract the adapter implements.
+        contract: The env/model contract the adapter implements, as data (see
+            :mod:`vlagen.contracts`); ``contract.summary`` is its one line.
         checks: Plan checks specific to this target.
         templates: Folder under ``templates/targets/`` with the adapter's templates:
             ``src/*.jinja`` become ``src/<pkg>/targets/<framework>/*``, ``tests/*.jinja`` the
@@ -106,7 +108,7 @@ class TargetDecl:
     requirement: str
     algorithms: Mapping[str, str]
     model_families: tuple[str, ...]
-    contract: str
+    contract: Contract
     backbones: tuple[str, ...] = ("llava",)
     backbone_note: str = ""  #: why only ``backbones``, added to the error for another one
     checks: tuple[Check, ...] = field(default=())
