@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from ..contracts import Contract
-from ..errors import Issue
+from ..errors import Issue, UsageError
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -32,6 +32,7 @@ __all__ = [
     "decision_steps",
     "find_target",
     "framework_names",
+    "require_target",
     "unhonoured_resources",
     "unsupported",
 ]
@@ -243,6 +244,20 @@ def find_target(framework: str, version: str) -> TargetDecl | None:
         if (target.framework, target.version) == (framework, version):
             return target
     return None
+
+
+def require_target(framework: str, version: str) -> TargetDecl:
+    """The target ``framework`` at ``version``; a :class:`UsageError` naming the known
+    frameworks, or the framework's known version lines, where there is none."""
+    target = find_target(framework, version)
+    if target is not None:
+        return target
+    names = framework_names()
+    if framework not in names:
+        raise UsageError(f"unknown framework {framework!r}; known: {', '.join(names)}")
+    versions = ", ".join(t.version for t in all_targets() if t.framework == framework)
+    why = " (not supported: see `vlagen targets`)" if unsupported(framework, version) else ""
+    raise UsageError(f"{framework} has no version line {version!r}{why}; known: {versions}")
 
 
 def _version_key(version: str) -> tuple[int, ...]:
