@@ -2,8 +2,9 @@
 
 Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk (or a bug in
 vlagen, reported in one line; ``VLAGEN_DEBUG=1`` shows its traceback); 2 invalid input or
-usage. No input makes it print a traceback. Heavy modules load inside each command, so
-``vlagen --help`` imports neither pydantic nor jinja2 (and nothing here ever imports torch).
+usage. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
+traceback. Heavy modules load inside each command, so ``vlagen --help`` imports neither
+pydantic nor jinja2 (and nothing here ever imports torch).
 """
 
 from __future__ import annotations
@@ -294,10 +295,13 @@ def init(path: Path, force: bool) -> None:
     click.echo(f"wrote {path} and {schema_path}; next: vlagen new {path}")
 
 
-@main.command()
-def targets() -> None:
+@main.group(invoke_without_command=True)
+@click.pass_context
+def targets(ctx: click.Context) -> None:
     """List the supported targets: framework, version line, what installs, algorithms; then
     the frameworks vlagen knowingly does not target, with why."""
+    if ctx.invoked_subcommand is not None:
+        return
     from .targets import UNSUPPORTED, all_targets
 
     for t in all_targets():
@@ -307,8 +311,30 @@ def targets() -> None:
         click.echo(f"{t.framework} {t.version}  ({t.title}; installs {installs})")
         click.echo(f"  algorithms: {', '.join(t.algorithms)}")
         click.echo(f"  model families: {', '.join(t.model_families)}")
-        click.echo(f"  contract: {t.contract}")
+        click.echo(f"  contract: {t.contract.summary}")
     for entry in UNSUPPORTED:
         click.echo(f"{entry.label}  NOT supported")
         click.echo(f"  why: {entry.reason}")
         click.echo(f"  instead: {entry.instead}")
+
+
+@targets.command("diff")
+@click.argument("framework")
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--keys/--no-keys",
+    default=True,
+    show_default=True,
+    help="List every changed config key, or only their counts per top-level section.",
+)
+def targets_diff(framework: str, old: str, new: str, keys: bool) -> None:
+    """What changed in FRAMEWORK's contract from version line OLD to NEW: env and policy
+    methods, observation keys, registration, config keys, algorithms, model families.
+
+    A report: it exits 0 whatever it finds (2 for an unknown framework or version)."""
+    from .contractreport import diff_report
+    from .targets import require_target
+
+    before, after = require_target(framework, old), require_target(framework, new)
+    click.echo(diff_report(before, after, keys=keys), nl=False)

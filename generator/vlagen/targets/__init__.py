@@ -17,7 +17,8 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from ..errors import Issue
+from ..contracts import Contract
+from ..errors import Issue, UsageError
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -31,6 +32,7 @@ __all__ = [
     "decision_steps",
     "find_target",
     "framework_names",
+    "require_target",
     "unhonoured_resources",
     "unsupported",
 ]
@@ -85,7 +87,8 @@ class TargetDecl:
             what it selects in the framework's config.
         model_families: Spec model families this target can train.
         backbones: `model.backbone` values its adapter lays out inputs for.
-        contract: One line on the env/model contract the adapter implements.
+        contract: The env/model contract the adapter implements, as data (see
+            :mod:`vlagen.contracts`); ``contract.summary`` is its one line.
         checks: Plan checks specific to this target.
         templates: Folder under ``templates/targets/`` with the adapter's templates:
             ``src/*.jinja`` become ``src/<pkg>/targets/<framework>/*``, ``tests/*.jinja`` the
@@ -106,7 +109,7 @@ class TargetDecl:
     requirement: str
     algorithms: Mapping[str, str]
     model_families: tuple[str, ...]
-    contract: str
+    contract: Contract
     backbones: tuple[str, ...] = ("llava",)
     backbone_note: str = ""  #: why only ``backbones``, added to the error for another one
     checks: tuple[Check, ...] = field(default=())
@@ -241,6 +244,20 @@ def find_target(framework: str, version: str) -> TargetDecl | None:
         if (target.framework, target.version) == (framework, version):
             return target
     return None
+
+
+def require_target(framework: str, version: str) -> TargetDecl:
+    """The target ``framework`` at ``version``; a :class:`UsageError` naming the known
+    frameworks, or the framework's known version lines, where there is none."""
+    target = find_target(framework, version)
+    if target is not None:
+        return target
+    names = framework_names()
+    if framework not in names:
+        raise UsageError(f"unknown framework {framework!r}; known: {', '.join(names)}")
+    versions = ", ".join(t.version for t in all_targets() if t.framework == framework)
+    why = " (not supported: see `vlagen targets`)" if unsupported(framework, version) else ""
+    raise UsageError(f"{framework} has no version line {version!r}{why}; known: {versions}")
 
 
 def _version_key(version: str) -> tuple[int, ...]:

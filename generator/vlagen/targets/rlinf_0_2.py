@@ -1,7 +1,7 @@
 """RLinf 0.2: models are a closed Enum (``SupportedModel``) with an if/elif ``get_model``;
 sampling and rollout-epoch keys still live under ``algorithm``."""
 
-from ._rlinf import RlinfVersion, rlinf_target
+from ._rlinf import RLINF_0_2_CONTRACT, RlinfVersion, rlinf_target
 
 TARGET = rlinf_target(
     "0.2",
@@ -20,4 +20,5 @@ TARGET = rlinf_target(
         fidelity_harness=False,
         ext_loader_in_worker=True,
     ),
+    RLINF_0_2_CONTRACT,
 )

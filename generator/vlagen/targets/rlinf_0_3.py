@@ -1,6 +1,6 @@
 """RLinf 0.3: models register through ``register_model``; envs are duck-typed gym envs."""
 
-from ._rlinf import RlinfVersion, rlinf_target
+from ._rlinf import RLINF_0_3_CONTRACT, RlinfVersion, rlinf_target
 
 TARGET = rlinf_target(
     "0.3",
@@ -18,4 +18,5 @@ TARGET = rlinf_target(
         fidelity_harness=True,
         ext_loader_in_worker=False,
     ),
+    RLINF_0_3_CONTRACT,
 )
