@@ -213,7 +213,7 @@ class _Comparison:
             path,
             old,
             file,
-            f"overwritten (your edit kept in {kept})",
+            f"your edit kept in {kept}",
             write=file.content,
             kept=kept,
         )
@@ -227,7 +227,7 @@ class _Comparison:
         if self.force:
             kept = self._kept_path(path, old)
             return Change(
-                Action.DELETE, path, old, None, f"deleted (your edit kept in {kept})", kept=kept
+                Action.DELETE, path, old, None, f"your edit kept in {kept}", kept=kept
             )
         return Change(
             Action.CONFLICT,
