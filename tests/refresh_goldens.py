@@ -23,7 +23,8 @@ def example_specs() -> list[Path]:
 
 def render_example(spec: Path, out_dir: Path) -> None:
     """Generate the example ``spec`` into ``out_dir`` (which must not exist)."""
-    write(generate(load_spec(spec).spec), out_dir, fresh=True)
+    loaded = load_spec(spec)
+    write(generate(loaded.spec, loaded.text), out_dir, fresh=True)
 
 
 def main() -> int:

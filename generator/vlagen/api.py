@@ -18,7 +18,7 @@ from .spec import Spec
 from .sync import Action, Change, apply_changes, compare, refuse, unified_diff
 from .tree import FileTree
 
-__all__ = ["Output", "check", "diff", "generate", "load_spec", "write"]
+__all__ = ["Output", "check", "diff", "generate", "load_spec", "require_output", "write"]
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,11 @@ class Output:
     manifest: Manifest
 
 
-def generate(spec: Spec) -> Output:
-    """Plan, render and format ``spec``'s package, in memory."""
-    plan = make_plan(spec)
+def generate(spec: Spec, text: str | None = None) -> Output:
+    """Plan, render and format ``spec``'s package, in memory. ``text`` is the spec as the
+    user wrote it, which the package keeps as ``vlagen.yaml``; without it, the fields the spec
+    sets are written there as plain YAML."""
+    plan = make_plan(spec, text)
     tree = format_tree(render_plan(plan))
     return Output(plan, tree, Manifest.for_tree(tree, plan, ruff_version()))
 
@@ -69,10 +71,7 @@ def write(
             "pick another -o DIR, or use --force to write into it"
         )
     if not fresh and not made_by_vlagen:
-        raise UsageError(
-            f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
-            "use `vlagen new` to create one"
-        )
+        raise _not_an_output(out_dir)
     changes = changes_for(output, out_dir, writing=not dry_run, force=force)
     refuse(changes)
     if not dry_run:
@@ -80,14 +79,29 @@ def write(
     return changes
 
 
+def require_output(out_dir: Path) -> None:
+    """Raise :class:`UsageError` unless ``out_dir`` is a vlagen output (has a manifest)."""
+    if Manifest.read(out_dir) is None:
+        raise _not_an_output(out_dir)
+
+
+def _not_an_output(out_dir: Path) -> UsageError:
+    return UsageError(
+        f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
+        "use `vlagen new` to create one"
+    )
+
+
 def diff(output: Output, out_dir: Path) -> list[list[str]]:
     """Unified diffs from what is in ``out_dir`` to what regen would write there."""
+    require_output(out_dir)
     return unified_diff(changes_for(output, out_dir))
 
 
 def check(output: Output, out_dir: Path) -> list[Change]:
     """The files that are stale or hold a user's edit; empty when ``out_dir`` is exactly what
     the spec generates."""
+    require_output(out_dir)
     return [
         c
         for c in changes_for(output, out_dir)

@@ -91,7 +91,8 @@ output_option = click.option(
     "--output",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output directory [default: ./<project name>].",
+    help="Output directory [default: the package SPEC is in (its vlagen.yaml), else "
+    "./<project name>].",
 )
 
 
@@ -107,8 +108,16 @@ def _load(spec_path: Path, out_dir: Path | None):
     from .load import load_spec
 
     loaded = load_spec(spec_path)
-    output = generate(loaded.spec)
-    return output, out_dir or Path(loaded.spec.project.name)
+    output = generate(loaded.spec, loaded.text)
+    return output, out_dir or _default_output(spec_path, loaded.spec.project.name)
+
+
+def _default_output(spec_path: Path, project: str) -> Path:
+    """The package the spec sits in (its ``vlagen.yaml``), else ``./<project name>``."""
+    from .plan import MANIFEST_PATH
+
+    here = spec_path.parent
+    return here if (here / MANIFEST_PATH).is_file() else Path(project)
 
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
@@ -205,10 +214,11 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
     """Show what `vlagen regen` would change in the package; exit 1 if anything, or if regen
     would stop at a conflict (named on stderr). Your edits to generated files are not
     differences: regen keeps them (`vlagen check` lists them)."""
-    from .api import changes_for
+    from .api import changes_for, require_output
     from .sync import NEEDS_USER, line_counts, unified_diff
 
     output, out_dir = _load(spec, out_dir)
+    require_output(out_dir)
     changes = changes_for(output, out_dir)
     for change in changes:  # what regen would stop at: on stderr, and exit 1 as regen would
         if change.action in NEEDS_USER:

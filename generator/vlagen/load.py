@@ -28,6 +28,7 @@ class LoadedSpec:
 
     spec: Spec
     path: str
+    text: str  #: the spec as written, comments and all (the package keeps a copy)
 
 
 def load_spec(path: str | Path) -> LoadedSpec:
@@ -127,7 +128,7 @@ def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:
     issues = [_place(issue, source) for issue in check_spec(spec)]
     if issues:
         raise SpecError(path, _dedupe(issues))
-    return LoadedSpec(spec, path)
+    return LoadedSpec(spec, path, text)
 
 
 def _place(issue: Issue, source: SourceMap) -> Issue:

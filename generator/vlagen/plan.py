@@ -15,11 +15,14 @@ from importlib.resources import files
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import yaml
+
 from ._version import __version__
 from .distributions import distribution_name
 from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
+from .provenance import SPEC_COPY, without_header
 from .spec import Spec
 from .targets import FrameworkSource, TargetDecl, find_target
 from .tree import Mode
@@ -62,6 +65,7 @@ class Plan:
     spec: Spec  #: the resolved spec: derivable defaults filled in
     spec_hash: str  #: sha256 of the resolved spec's canonical JSON
     spec_json: str  #: that canonical JSON, pretty-printed, as ``spec.json`` carries it
+    spec_text: str  #: the spec as the user wrote it, for the package's ``vlagen.yaml``
     vlagen_version: str
     package: str
     targets: tuple[PlannedTarget, ...]
@@ -150,8 +154,9 @@ def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def make_plan(spec: Spec) -> Plan:
-    """Derive the plan of a spec that :func:`vlagen.load.load_spec` accepted."""
+def make_plan(spec: Spec, text: str | None = None) -> Plan:
+    """Derive the plan of a spec that :func:`vlagen.load.load_spec` accepted; ``text`` is the
+    spec as written (see :func:`vlagen.api.generate`)."""
     resolved = _resolve(spec)
     data = resolved.model_dump(mode="json")
     spec_hash = hashlib.sha256(canonical_json(data).encode()).hexdigest()
@@ -169,6 +174,7 @@ def make_plan(spec: Spec) -> Plan:
         spec=resolved,
         spec_hash=spec_hash,
         spec_json=spec_json + "\n",
+        spec_text=_spec_text(spec, text),
         vlagen_version=__version__,
         package=package,
         targets=targets,
@@ -181,6 +187,15 @@ def make_plan(spec: Spec) -> Plan:
         + _model_files(package, model)
         + _target_files(package, targets),
     )
+
+
+def _spec_text(spec: Spec, text: str | None) -> str:
+    """The spec as written (without the header of a copy it was read from), or, for a spec
+    built in Python, the fields it sets as YAML."""
+    if text is None:
+        data = spec.model_dump(mode="json", exclude_unset=True)
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return without_header(text)
 
 
 def _resolve(spec: Spec) -> Spec:
@@ -213,6 +228,7 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
     src = f"src/{package}"
     return (
         PlannedFile(".gitattributes", "package/gitattributes.jinja"),
+        PlannedFile(SPEC_COPY, "package/vlagen.yaml.jinja"),
         PlannedFile("README.md", "package/README.md.jinja"),
         PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
         PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),

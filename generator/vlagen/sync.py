@@ -226,9 +226,7 @@ class _Comparison:
             return Change(Action.DELETE, path, old, None, "no longer generated")
         if self.force:
             kept = self._kept_path(path, old)
-            return Change(
-                Action.DELETE, path, old, None, f"your edit kept in {kept}", kept=kept
-            )
+            return Change(Action.DELETE, path, old, None, f"your edit kept in {kept}", kept=kept)
         return Change(
             Action.CONFLICT,
             path,
