@@ -45,6 +45,7 @@ def test_a_learning_rate_reaches_the_spec_and_each_framework_config() -> None:
         f"{PACKAGE}/spec.py",
         f"{PACKAGE}/targets/rlinf/config.yaml",
         f"{PACKAGE}/targets/siirl/train.py",  # siiRL's config is built in Python
+        "vlagen.yaml",  # the package's copy of its spec
     ]
 
 
@@ -55,4 +56,4 @@ def test_a_camera_size_reaches_only_the_spec_and_the_readme() -> None:
         "{name: wrist, height: 256, width: 256, role: wrist}",
         "{name: wrist, height: 224, width: 224, role: wrist}",
     )
-    assert changed == ["README.md", f"{PACKAGE}/spec.json", f"{PACKAGE}/spec.py"]
+    assert changed == ["README.md", f"{PACKAGE}/spec.json", f"{PACKAGE}/spec.py", "vlagen.yaml"]
