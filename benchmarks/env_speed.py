@@ -5,6 +5,8 @@ highway-env)::
 
     python benchmarks/env_speed.py [--rounds 5] [--steps 200] [--json results.json]
 
+It runs in a temporary working directory and writes nothing but ``--json``.
+
 Three comparisons, each run interleaved (one of each per round, ``--rounds`` rounds) so that
 machine load falls on both sides alike; each line reports the median env steps per second
 (one env step = one simulator step of one env) and the ratio to its baseline:
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -189,8 +192,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=200, help="vector steps per timed run")
     parser.add_argument("--num-envs", type=int, default=4)
-    parser.add_argument("--json", type=Path)
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     args = parser.parse_args(argv)
+    out = args.json.resolve() if args.json else None
+    home = Path.cwd()
+    # The run's working directory is a scratch one, so that nothing it does writes into the
+    # caller's (an env's default video directory or log files are relative to it).
+    with tempfile.TemporaryDirectory(prefix="vlagen-env-speed-") as scratch:
+        os.chdir(scratch)
+        try:
+            results = _run(args, Path(scratch))
+        finally:
+            os.chdir(home)
+    if out:
+        out.write_text(json.dumps(results, indent=2))
+
+
+def _run(args: argparse.Namespace, scratch: Path) -> dict[str, dict]:
     env_module, gym_backend = _import_highway()
     results: dict[str, dict] = {}
 
@@ -221,18 +239,16 @@ def main(argv: list[str] | None = None) -> None:
         pool_close()
         async_close()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        synthetic = _synthetic_package(Path(tmp))
-        run, close = _core(synthetic, 64, workers=0, backend="synthetic")
-        results["synthetic"] = _compare(
-            "3. synthetic backend, 64 envs, two 224x224 cameras, chunk 8",
-            {"synthetic backend through the env core": run},
-            args.rounds,
-            args.steps,
-        )
-        close()
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    synthetic = _synthetic_package(scratch)
+    run, close = _core(synthetic, 64, workers=0, backend="synthetic")
+    results["synthetic"] = _compare(
+        "3. synthetic backend, 64 envs, two 224x224 cameras, chunk 8",
+        {"synthetic backend through the env core": run},
+        args.rounds,
+        args.steps,
+    )
+    close()
+    return results
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
-"""Shared fixtures: the repo's example specs, a minimal valid spec, and a CLI runner."""
+"""Shared fixtures: the repo's example specs, a minimal valid spec, and a CLI runner; and a
+check that the suite leaves the working tree as it found it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -112,6 +114,82 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_configure_node(node) -> None:
     """Tell xdist's workers the controller's ``--dist`` (a worker's own reads ``no``)."""
     node.workerinput["dist"] = node.config.getoption("dist")
+
+
+#: ``git status`` of the checkout when the session started (the controller's, under xdist).
+TREE_BEFORE = pytest.StashKey[dict]()
+
+
+def working_tree() -> dict[str, tuple[str, str]] | None:
+    """Each path ``git status`` lists (untracked files one by one, ignored ones left out) with
+    its status and a digest of its content; ``None`` outside a git checkout of this repository
+    or without git."""
+    git = ["git", "-C", str(REPO)]
+    try:
+        top = subprocess.run(
+            [*git, "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=60
+        )
+        if top.returncode or Path(top.stdout.strip()).resolve() != REPO:
+            return None
+        done = subprocess.run(
+            [*git, "status", "--porcelain", "-z", "--untracked-files=all"],
+            capture_output=True,
+            timeout=300,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode:
+        return None
+    tree: dict[str, tuple[str, str]] = {}
+    entries = iter(done.stdout.decode("utf-8", "surrogateescape").split("\0"))
+    for entry in entries:
+        if not entry:
+            continue
+        code, path = entry[:2], entry[3:]
+        if "R" in code or "C" in code:
+            next(entries, None)  # -z puts a rename's source after its destination
+        tree[path] = (code, _digest(REPO / path))
+    return tree
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # deleted, a directory (a submodule), unreadable
+        return ""
+
+
+def _state(path: str, after: dict) -> str:
+    """``git status``'s code for ``path`` now, or ``clean`` where the run undid a change."""
+    return after[path][0].strip() if path in after else "clean"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # xdist's workers leave it to the controller
+        session.config.stash[TREE_BEFORE] = working_tree()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run if it added, changed or deleted a file that git sees (the ignored ones,
+    ``.venv/`` and caches, are not seen): every test writes under its ``tmp_path`` or another
+    temporary directory."""
+    before = session.config.stash.get(TREE_BEFORE, None)
+    after = None if before is None else working_tree()
+    if after is None:
+        return
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    if not changed:
+        return
+    report = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"  {_state(p, after):>6}  {p}" for p in changed]
+    message = "\n".join(["the test run changed the working tree (write under tmp_path):", *lines])
+    if report is None:
+        print(message, file=sys.stderr)
+    else:
+        report.line("")
+        report.write_sep("=", "working tree changed", red=True)
+        report.write_line(message)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -585,7 +585,9 @@ class Video(StrictModel):
 
     camera: Identifier = Field(description="The camera to record.")
     dir: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
-        default="videos", description="Output directory."
+        default="videos",
+        description="Output directory; a relative one is relative to the working directory "
+        "of the process that steps the envs.",
     )
     fps: Count(1000) = Field(default=10, description="Frames per second; 1 to 1000.")
     format: Literal["mp4", "gif"] = Field(

@@ -1,0 +1,48 @@
+"""The user-facing text: self-contained, with one page per framework linked from the README."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from vlagen.targets import all_targets, framework_names
+
+#: What a user sees: the README, the docs, the templates the packages are made from, and
+#: vlagen's own source (its messages and docstrings).
+USER_FACING = ("README.md", "docs", "templates", "generator/vlagen")
+#: Paths that exist only where vlagen is developed.
+INTERNAL = ("../shared", "shared/reference", "shared/frameworks", "/work/")
+
+
+def user_facing_files() -> list[Path]:
+    found = []
+    for name in USER_FACING:
+        root = REPO / name
+        found += [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    return [p for p in found if "__pycache__" not in p.parts]
+
+
+def test_user_facing_text_points_nowhere_outside_the_repository() -> None:
+    hits = [
+        f"{path.relative_to(REPO)}: {needle}"
+        for path in user_facing_files()
+        for needle in INTERNAL
+        if needle in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert not hits
+
+
+@pytest.mark.parametrize("framework", framework_names())
+def test_every_framework_has_a_page_the_readme_links(framework: str) -> None:
+    page = f"docs/frameworks/{framework}.md"
+    assert (REPO / page).is_file()
+    assert f"]({page})" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("decl", all_targets(), ids=lambda d: f"{d.framework}-{d.version}")
+def test_each_framework_page_names_the_requirement_its_target_installs(decl) -> None:
+    page = (REPO / "docs" / "frameworks" / f"{decl.framework}.md").read_text(encoding="utf-8")
+    assert f"`{decl.requirement}`" in page
+    assert "## Sources" in page
