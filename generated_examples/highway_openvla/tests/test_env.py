@@ -58,7 +58,9 @@ def random_actions(seed: int, num_envs: int = N) -> np.ndarray:
 
 
 def test_observation_shapes_and_dtypes_every_step() -> None:
-    with make_env(backend="synthetic", num_envs=N, workers=0, debug=True) as env:
+    with make_env(
+        backend="synthetic", num_envs=N, workers=0, debug=True, video=False
+    ) as env:
         obs, _ = env.reset()
         for t in range(3):
             if t:
@@ -78,7 +80,7 @@ def test_observation_shapes_and_dtypes_every_step() -> None:
 
 
 def test_cameras_match_the_spec() -> None:
-    with make_env(backend="synthetic", num_envs=2, workers=0) as env:
+    with make_env(backend="synthetic", num_envs=2, workers=0, video=False) as env:
         obs, _ = env.reset()
     for cam in SPEC.env.cameras:
         assert obs[cam.name].shape == (2, cam.height, cam.width, 3)
@@ -186,7 +188,9 @@ def test_shaped_reward_is_the_weighted_sum_of_the_terms() -> None:
 
 def test_runs_are_deterministic_under_a_seed() -> None:
     def run(seed: int) -> list[np.ndarray]:
-        with make_env(backend="synthetic", num_envs=N, workers=0, seed=seed) as env:
+        with make_env(
+            backend="synthetic", num_envs=N, workers=0, seed=seed, video=False
+        ) as env:
             obs, _ = env.reset()
             out = [obs[SPEC.env.cameras[0].name]]
             for t in range(4):

@@ -21,7 +21,9 @@ def _episode_steps(workers: int, decisions: int) -> dict:
     rng = np.random.default_rng(0)
     stats = {"steps": 0, "finished": 0, "frames": set()}
     camera = SPEC.env.cameras[0].name
-    with make_env(backend="gymnasium", num_envs=2, workers=workers, debug=True) as env:
+    with make_env(
+        backend="gymnasium", num_envs=2, workers=workers, debug=True, video=False
+    ) as env:
         obs, _ = env.reset()
         for cam in SPEC.env.cameras:
             assert obs[cam.name].shape == (2, cam.height, cam.width, 3)

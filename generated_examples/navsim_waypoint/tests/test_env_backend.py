@@ -27,12 +27,14 @@ def _installed(name: str) -> bool:
 @pytest.mark.skipif(_installed(SIMULATOR), reason="the simulator is installed")
 def test_missing_simulator_says_what_to_install() -> None:
     with pytest.raises(SimulatorMissingError, match="cannot import"):
-        make_env(backend="navsim", num_envs=1, workers=0)
+        make_env(backend="navsim", num_envs=1, workers=0, video=False)
 
 
 @pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
 def test_real_simulator_steps() -> None:
-    with make_env(backend="navsim", num_envs=2, workers=0, debug=True) as env:
+    with make_env(
+        backend="navsim", num_envs=2, workers=0, debug=True, video=False
+    ) as env:
         env.reset()
         _, reward, _, _, _ = env.step(np.zeros((2, CHUNK, DIM), np.float32))
         assert np.isfinite(reward).all()
