@@ -13,6 +13,7 @@ __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
 
 @dataclass(frozen=True)
 class EnvPlan:
+    package: str  #: the generated package's import name
     preset: PresetDecl
     mapping: str  #: scale | gripper | discrete | trajectory | controller
     control_shape: tuple[int, ...]  #: what the backend's step takes
@@ -42,11 +43,21 @@ class EnvPlan:
         return [full if r == GYMNASIUM else r for r in self.preset.requirements]
 
     @property
+    def constraints_command(self) -> str:
+        """The command that writes the pip constraints pinning the installed PyTorch."""
+        return f"python -m {self.package}.constraints > {CONSTRAINTS_FILE}"
+
+    @property
     def install_commands(self) -> tuple[str, ...]:
-        """The shell commands that install the simulator: from the index, or its source."""
-        commands = ()
+        """The shell commands that install the simulator: from the index (keeping the
+        installed PyTorch where its dependencies require torch), or its source."""
+        commands: tuple[str, ...] = ()
         if self.sim_requirements:
-            commands = ("pip install " + " ".join(f"'{r}'" for r in self.sim_requirements),)
+            pinned = f"-c {CONSTRAINTS_FILE} " if self.preset.torch_via else ""
+            names = " ".join(f"'{r}'" for r in self.sim_requirements)
+            commands = (f"pip install {pinned}{names}",)
+            if self.preset.torch_via:
+                commands = (self.constraints_command, *commands)
         if self.preset.source is not None:
             commands += self.preset.source.commands
         return commands
@@ -81,8 +92,17 @@ class EnvPlan:
 
     @property
     def backend_templates(self) -> dict[str, str]:
-        """Module → template name, for the backend modules generated."""
-        return dict(BACKEND_MODULES[name] for name in self.backend_modules)
+        """Module → template name, for the backend modules generated (with the set-up
+        module of a simulator that needs one)."""
+        templates = dict(BACKEND_MODULES[name] for name in self.backend_modules)
+        if self.setup_module is not None:
+            templates[self.setup_module] = self.setup_module
+        return templates
+
+    @property
+    def setup_module(self) -> str | None:
+        """The backend module that sets the simulator up before its first import, if any."""
+        return BACKEND_SETUP.get(self.preset.backend)
 
 
 #: backend → (module generated for it, template it comes from); the simulators that ship no
@@ -96,6 +116,14 @@ BACKEND_MODULES = {
     "bench2drive": ("bench2drive", "external"),
     "custom": ("custom", "external"),
 }
+
+#: backend → the module generated beside it that prepares what the simulator reads when it
+#: is first imported (LIBERO asks on the terminal for a config file it lacks); it has a test
+#: of its own, ``tests/test_<module>.py``.
+BACKEND_SETUP = {"libero": "libero_setup"}
+
+#: The file the generated README writes the pip constraints to.
+CONSTRAINTS_FILE = "constraints.txt"
 
 MAPPING_DOCS = {
     "scale": "scaled linearly from [-1, 1] to the backend's control bounds",
@@ -131,8 +159,9 @@ def steps_per_decision(env: Env, chunk: int) -> int:
     return 1 if trajectory else chunk
 
 
-def make_env_plan(env: Env, chunk: int) -> EnvPlan:
-    """The plan of a resolved env; ``chunk`` is the model's steps per decision."""
+def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
+    """The plan of a resolved env; ``chunk`` is the model's steps per decision and
+    ``package`` the generated package's import name."""
     preset, action = PRESETS[env.preset], env.action
     vehicle = None
     if isinstance(action, WaypointAction):
@@ -155,6 +184,7 @@ def make_env_plan(env: Env, chunk: int) -> EnvPlan:
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
         shape = (action.dim,)
     return EnvPlan(
+        package=package,
         preset=preset,
         mapping=mapping,
         control_shape=shape,

@@ -161,7 +161,7 @@ def make_plan(spec: Spec, text: str | None = None) -> Plan:
     data = resolved.model_dump(mode="json")
     spec_hash = hashlib.sha256(canonical_json(data).encode()).hexdigest()
     package = resolved.project.import_name
-    env = make_env_plan(resolved.env, resolved.model.action.chunk)
+    env = make_env_plan(resolved.env, resolved.model.action.chunk, package)
     model = make_model_plan(resolved, package)
     targets = tuple(_planned_target(resolved, i) for i in range(len(resolved.targets)))
     spec_json = json.dumps(
@@ -218,7 +218,9 @@ def _decl(framework: str, version: str) -> TargetDecl:
     return decl
 
 
-GENERATED_MODULES = frozenset({"__init__", "spec", "smoke", "env", "model", "targets"})
+GENERATED_MODULES = frozenset(
+    {"__init__", "spec", "smoke", "constraints", "env", "model", "targets"}
+)
 """The modules and subpackages vlagen writes directly under ``src/<package>/``: a class path
 (``model.class_path``, ``env.backend_class``) may not point into them."""
 
@@ -232,8 +234,10 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
         PlannedFile("README.md", "package/README.md.jinja"),
         PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
         PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),
+        PlannedFile(f"{src}/constraints.py", "package/src/constraints.py.jinja"),
         PlannedFile(f"{src}/spec.json", "package/src/spec.json.jinja"),
         PlannedFile(f"{src}/spec.py", "package/src/spec.py.jinja"),
+        PlannedFile("tests/test_constraints.py", "package/tests/test_constraints.py.jinja"),
         PlannedFile("tests/test_spec.py", "package/tests/test_spec.py.jinja"),
     )
 
@@ -254,6 +258,8 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     tests = ["test_env", "test_env_pool"]
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
+    if env.setup_module is not None:
+        tests.append(f"test_{env.setup_module}")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     return tuple(sorted(files, key=lambda f: f.path))
 

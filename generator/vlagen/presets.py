@@ -59,6 +59,12 @@ class PresetDecl:
         needs_class: The user names the backend class (``env.backend_class``).
         requirements: What the generated package's ``sim`` extra installs (distributions in
             :data:`~vlagen.distributions.VETTED` only).
+        torch_via: The distributions in the ``sim`` extra's dependency tree that require
+            ``torch`` or ``torchvision`` (from their metadata): pip may replace the installed
+            PyTorch to satisfy them, so the README installs the extra with the package's
+            constraints, which pin it.
+        pulls: What installing the ``sim`` extra brings (and costs, where measured), for
+            the README.
         source: How to install a simulator the package index does not carry; its README says.
         gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
         info_signals: Built-in signal → (the simulator's info key, scale).
@@ -81,6 +87,8 @@ class PresetDecl:
     batched: bool = False
     needs_class: bool = False
     requirements: tuple[str, ...] = ()
+    torch_via: tuple[str, ...] = ()
+    pulls: str = ""
     source: SourceInstall | None = None
     gymnasium: Callable[[Env], Gymnasium] | None = None
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
@@ -219,6 +227,13 @@ PRESETS: dict[str, PresetDecl] = {
             camera_roles=("main", "wrist"),
             workers=4,
             requirements=("libero>=0.1.1",),
+            # robomimic 0.2.0 requires torch and torchvision, thop requires torch (unpinned)
+            torch_via=("robomimic", "thop"),
+            pulls="robosuite 1.4.0, robomimic 0.2.0, bddl 1.0.1, MuJoCo, hydra-core, "
+            "transformers, wandb, matplotlib, OpenCV and TensorBoard, and builds hf-egl-probe "
+            "and egl_probe from their sdists (CMake and a C++ compiler). With libero 0.1.1 and "
+            "the constraints (torch 2.13.0+cpu kept, no nvidia-* packages) it took about 4 "
+            "minutes on a 2-core machine and added about 1.7 GB (robosuite alone is 0.6 GB)",
         ),
         PresetDecl(
             name="maniskill",
@@ -229,6 +244,8 @@ PRESETS: dict[str, PresetDecl] = {
             camera_roles=("main", "wrist"),
             batched=True,
             requirements=("mani-skill>=3.0.0b20",),
+            torch_via=("pytorch-kinematics",),  # mani-skill 3.0.1 pins pytorch_kinematics==0.7.6
+            pulls="SAPIEN, mplib, pytorch-kinematics, trimesh, IPython and imageio's FFmpeg",
         ),
         PresetDecl(
             name="navsim",

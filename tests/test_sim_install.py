@@ -1,0 +1,112 @@
+"""Simulator installs in the generated package: extras whose dependencies require torch are
+installed with constraints that keep the user's PyTorch, and LIBERO is set up without a
+terminal (its config file, its assets) by a generated module the README names."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from conftest import MINIMAL_SPEC
+from vlagen.api import generate, write
+from vlagen.envplan import BACKEND_SETUP
+from vlagen.load import load_spec, load_spec_text
+from vlagen.plan import make_plan
+from vlagen.presets import PRESETS
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+@pytest.fixture(scope="module")
+def libero():
+    return generate(load_spec(SPECS / "libero_openvla_oft.yaml").spec).tree
+
+
+def _text(tree, path: str) -> str:
+    return tree[path].content.decode()
+
+
+def test_presets_that_pull_torch_are_the_ones_declared() -> None:
+    pulling = {name for name, preset in PRESETS.items() if preset.torch_via}
+    assert pulling == {"libero", "maniskill"}
+    assert all(PRESETS[name].requirements for name in pulling)  # a sim extra to pin
+
+
+def test_every_package_writes_constraints_and_tests_them() -> None:
+    tree = generate(load_spec_text(MINIMAL_SPEC).spec).tree
+    package = make_plan(load_spec_text(MINIMAL_SPEC).spec).package
+    assert f"src/{package}/constraints.py" in tree
+    assert "tests/test_constraints.py" in tree
+    readme = _text(tree, "README.md")
+    assert f"python -m {package}.constraints > constraints.txt" in readme
+    assert "pip install -e '.[sim]'\n" in readme  # highway-env requires no torch
+    assert "pip install -e '.[sim]' -c" not in readme
+
+
+def test_the_libero_install_keeps_torch_and_names_the_setup(libero) -> None:
+    readme = _text(libero, "README.md")
+    block = readme.split("Install the simulator (preset `libero`) with the `sim` extra:")[1]
+    commands = block.split("```bash\n")[1].split("```")[0].splitlines()
+    assert commands == [
+        "python -m libero_openvla_oft.constraints > constraints.txt",
+        "pip install -e '.[sim]' -c constraints.txt",
+        "python -m libero_openvla_oft.env.backends.libero_setup",
+    ]
+    assert "`robomimic` and `thop` require `torch`" in readme
+    for name in ("LIBERO_CONFIG_PATH", "LIBERO_DATASET_PATH", "jadechoghari/libero-assets"):
+        assert name in readme
+
+
+def test_the_libero_backend_says_to_keep_torch_when_libero_is_missing(libero) -> None:
+    backend = _text(libero, "src/libero_openvla_oft/env/backends/libero.py")
+    assert (
+        'INSTALL = "python -m libero_openvla_oft.constraints > constraints.txt && '
+        "pip install -c constraints.txt 'libero>=0.1.1'\"" in backend
+    )
+    # the config LIBERO asks for is written before LIBERO is imported
+    suite = backend.split("def _suite():")[1]
+    assert suite.index("libero_setup.prepare()") < suite.index("require(")
+
+
+def test_the_setup_module_and_its_test_come_with_the_backend_that_needs_them(libero) -> None:
+    assert BACKEND_SETUP == {"libero": "libero_setup"}
+    assert "src/libero_openvla_oft/env/backends/libero_setup.py" in libero
+    assert "tests/test_libero_setup.py" in libero
+    backends = _text(libero, "src/libero_openvla_oft/env/backends/__init__.py")
+    assert "libero_setup" not in backends  # a helper, not a backend make_env can pick
+    other = generate(load_spec_text(MINIMAL_SPEC).spec).tree
+    assert not any("libero_setup" in path for path in other)
+
+
+def test_pip_reads_the_constraints_and_keeps_the_installed_torch(tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    write(generate(load_spec_text(MINIMAL_SPEC).spec), out, fresh=True)
+    package = make_plan(load_spec_text(MINIMAL_SPEC).spec).package
+    env = {**os.environ, "PYTHONPATH": str(out / "src")}
+    written = subprocess.run(
+        [sys.executable, "-m", f"{package}.constraints"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"torch=={version('torch')}" in written.splitlines()
+    path = tmp_path / "constraints.txt"
+    path.write_text(written)
+    # offline: --no-index also drops the index the file names; torch is installed and its
+    # pin allows only that version, so there is nothing to fetch
+    pip = [sys.executable, "-m", "pip", "install", "--dry-run", "--disable-pip-version-check"]
+    done = subprocess.run(
+        [*pip, "--no-index", "--no-deps", "-c", str(path), "torch"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Requirement already satisfied: torch" in done.stdout
+    assert "Would install" not in done.stdout
