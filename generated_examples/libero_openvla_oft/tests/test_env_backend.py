@@ -29,6 +29,16 @@ def test_missing_simulator_says_what_to_install() -> None:
         make_env(backend="libero", num_envs=1, workers=0, video=False)
 
 
+@pytest.mark.skipif(_installed(SIMULATOR), reason="the simulator is installed")
+def test_the_smoke_run_says_what_is_missing_without_a_traceback(capsys) -> None:
+    from libero_openvla_oft import smoke
+
+    assert smoke.main(["--backend", "libero", "--num-envs", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("python -m libero_openvla_oft.smoke: ")
+    assert "Traceback" not in err
+
+
 @pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
 def test_real_simulator_steps() -> None:
     with make_env(

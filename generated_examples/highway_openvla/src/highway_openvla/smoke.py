@@ -13,13 +13,14 @@ simulator together), the mean return and the success rate of the finished episod
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from .env import VecEnv, make_env
+from .env import SimulatorMissingError, VecEnv, make_env
 from .model import Policy, build_tiny
 
 
@@ -86,10 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         "--greedy", action="store_true", help="argmax instead of sampling"
     )
     args = parser.parse_args(argv)
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        make_env(backend=args.backend, num_envs=args.num_envs, video=False) as env,
-    ):
+    try:
+        env = make_env(backend=args.backend, num_envs=args.num_envs, video=False)
+    except SimulatorMissingError as exc:  # what to install or set up: no traceback
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as scratch, env:
         checkpoint = args.checkpoint or build_tiny(scratch, seed=args.seed)
         policy = Policy.load(checkpoint, device=args.device)
         result = run(policy, env, args.episodes, sample=not args.greedy)

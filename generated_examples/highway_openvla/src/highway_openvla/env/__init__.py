@@ -57,6 +57,8 @@ def make_env(
         auto_reset: Reset finished envs at the end of ``step`` (see :class:`VecEnv`).
     """
     module = load_backend(backend or SPEC.env.backend)
+    # first: a simulator that is missing or not set up stops here, before workers start
+    tasks = module.tasks()
     n = SPEC.env.num_envs if num_envs is None else num_envs
     w = SPEC.env.workers if workers is None else workers
     if hasattr(module, "make_vector"):  # simulators that batch on their own
@@ -85,7 +87,7 @@ def make_env(
     )
     return VecEnv(
         vector,
-        module.tasks(),
+        tasks,
         seed=seed,
         max_episode_steps=steps,
         recorder=recorder,

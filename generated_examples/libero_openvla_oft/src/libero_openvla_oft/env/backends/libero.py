@@ -8,6 +8,9 @@ rendered upside down by robosuite and flipped here, as LIBERO's own evaluation d
 8-D state is end-effector position (3), orientation as axis-angle (3) and gripper joint
 positions (2). The action is LIBERO's 7-D delta end-effector command with the gripper in
 [-1, 1] (-1 opens). ``info["success"]`` is the suite's success check (``done``).
+
+Before LIBERO is first imported, :mod:`.libero_setup` writes the config file it would
+otherwise ask for on the terminal, and checks that its assets are on this machine.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from functools import cache
 import numpy as np
 
 from ...spec import SPEC
+from . import libero_setup
 from .base import Obs, Task, require
 
 SUITE = "libero_spatial"
-INSTALL = "pip install 'libero>=0.1.1'"
+INSTALL = "python -m libero_openvla_oft.constraints > constraints.txt && pip install -c constraints.txt 'libero>=0.1.1'"
 SETTLE_STEPS = 10  # no-op steps after setting an initial state, so objects come to rest
 CAMERA_NAMES = {"main": "agentview", "wrist": "robot0_eye_in_hand"}
 NOOP = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
@@ -29,6 +33,7 @@ NOOP = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
 
 @cache
 def _suite():
+    libero_setup.prepare()  # its config, which LIBERO asks for on import, and its assets
     benchmark = require("libero.libero.benchmark", INSTALL)
     suites = benchmark.get_benchmark_dict()
     if SUITE not in suites:
