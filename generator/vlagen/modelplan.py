@@ -63,7 +63,7 @@ class ModelPlan:
     def modules(self) -> tuple[str, ...]:
         """The policy core's modules under ``model/``."""
         loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
-        return ("__init__", "action_tokens", "inputs", "policy", *loader)
+        return ("__init__", "__main__", "action_tokens", "inputs", "policy", *loader)
 
     @property
     def templates(self) -> dict[str, str]:

@@ -1,0 +1,156 @@
+"""The commands each golden's README shows run as a new user runs them: from a shell in an
+empty folder, the package's ``src`` on ``PYTHONPATH``, in this venv. Each either works or
+stops with one paragraph saying what to install, exit 2, never with a traceback.
+
+Commands are read from the README's ```bash blocks (those that run this package's modules;
+``pip install``, ``pytest`` and the like are what the fresh-venv golden test runs). Smoke runs
+get ``--episodes 1 --num-envs 2 --max-episode-steps 2`` appended, so they finish in a few
+decisions; argparse takes the last value, so the command as written still decides the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import GOLDENS, SPECS
+from vlagen.load import load_spec
+from vlagen.plan import make_plan
+
+#: Appended to smoke commands: a decision or two per run, with a worker pool where the spec
+#: has one (two envs on up to two workers).
+QUICK = ["--episodes", "1", "--num-envs", "2", "--max-episode-steps", "2"]
+BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Golden:
+    name: str
+    package: str
+    real_simulator: bool  #: its simulator is installed in this venv (gymnasium backends)
+    backend_class: str | None
+
+    @property
+    def src(self) -> Path:
+        return GOLDENS / self.name / "src"
+
+    def commands(self) -> list[list[str]]:
+        """The README's commands that run this package's modules, in order."""
+        readme = (GOLDENS / self.name / "README.md").read_text()
+        lines = [line for block in BASH_BLOCK.findall(readme) for line in block.splitlines()]
+        words = [shlex.split(line, comments=True) for line in lines]
+        return [w for w in words if w[:2] == ["python", "-m"] and w[2].startswith(self.package)]
+
+
+def _golden(spec: Path) -> Golden:
+    plan = make_plan(load_spec(spec).spec)
+    return Golden(
+        spec.stem,
+        plan.package,
+        plan.env.preset.backend == "gymnasium",
+        plan.spec.env.backend_class,
+    )
+
+
+GOLDEN_LIST = [_golden(spec) for spec in SPECS]
+
+
+def _run(
+    golden: Golden, words: list[str], cwd: Path, pythonpath: Sequence[Path] = ()
+) -> tuple[int, str, str]:
+    path = os.pathsep.join(str(p) for p in [golden.src, *pythonpath])
+    env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
+    env["OMP_NUM_THREADS"] = "1"  # tiny models; the suite runs a process per core
+    done = subprocess.run(
+        [sys.executable, *words[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _listing(root: Path) -> list[Path]:
+    return sorted(root.rglob("*"))
+
+
+def _is_smoke(golden: Golden, words: list[str]) -> bool:
+    return words[2] == f"{golden.package}.smoke"
+
+
+def _synthetic(words: list[str]) -> bool:
+    return "--backend" in words and words[words.index("--backend") + 1] == "synthetic"
+
+
+def _assert_stops_with_one_paragraph(
+    golden: Golden, words: list[str], done: tuple[int, str, str]
+) -> None:
+    code, out, err = done
+    shown = shlex.join(words)
+    assert "Traceback" not in out + err, f"{shown} printed a traceback:\n{err}"
+    assert code == 2, f"{shown} exited {code}, not 2:\n{out}{err}"
+    message = err.strip()
+    assert "\n" not in message, f"{shown}: not one paragraph:\n{err}"
+    assert message.startswith(f"python -m {golden.package}.smoke: error: "), message
+    fix = "PYTHONPATH" if golden.backend_class else "install it with: pip install"
+    assert fix in message, message
+    assert message.endswith(f"{shown} --backend synthetic"), message
+
+
+@pytest.mark.slow(minutes=2)
+@pytest.mark.parametrize("golden", GOLDEN_LIST, ids=lambda g: g.name)
+def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Path) -> None:
+    before = _listing(GOLDENS / golden.name)
+    commands = golden.commands()
+    smokes = [w for w in commands if _is_smoke(golden, w)]
+    assert any(_synthetic(w) for w in smokes), "the README shows no synthetic smoke run"
+    assert any(not _synthetic(w) for w in smokes), "the README shows no smoke run on the simulator"
+    for words in commands:
+        if _is_smoke(golden, words):
+            words = [*words, *QUICK]
+        done = _run(golden, words, tmp_path)
+        code, out, err = done
+        shown = shlex.join(words)
+        if _is_smoke(golden, words) and not _synthetic(words) and not golden.real_simulator:
+            _assert_stops_with_one_paragraph(golden, words, done)
+            continue
+        assert code == 0 and "Traceback" not in out + err, f"{shown} exited {code}:\n{out}{err}"
+        if _is_smoke(golden, words):
+            assert "steps/s" in out and "mean return" in out, out
+    assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"
+
+
+@pytest.mark.slow(minutes=1)
+@pytest.mark.parametrize(
+    "golden", [g for g in GOLDEN_LIST if g.backend_class], ids=lambda g: g.name
+)
+def test_your_simulator_class_on_pythonpath_runs_the_smoke_command(
+    golden: Golden, tmp_path: Path
+) -> None:
+    """The README's custom-simulator path: a class at ``env.backend_class`` (here the
+    package's synthetic backend under that name), its folder on ``PYTHONPATH``, runs the
+    README's smoke command on the real backend, env workers included."""
+    module, _, name = golden.backend_class.partition(":")
+    folder = tmp_path / "yours"
+    source = folder.joinpath(*module.split(".")).with_suffix(".py")
+    source.parent.mkdir(parents=True)
+    for parent in source.relative_to(folder).parents[:-1]:
+        (folder / parent / "__init__.py").touch()
+    source.write_text(
+        f"from {golden.package}.env.backends.synthetic import SyntheticBackend\n\n\n"
+        f"class {name}(SyntheticBackend):\n    pass\n"
+    )
+    smoke = next(w for w in golden.commands() if _is_smoke(golden, w) and not _synthetic(w))
+    code, out, err = _run(golden, [*smoke, *QUICK], tmp_path, pythonpath=[folder])
+    assert code == 0 and "Traceback" not in out + err, f"exit {code}:\n{out}{err}"
+    assert "steps/s" in out
