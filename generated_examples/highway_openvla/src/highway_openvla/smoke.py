@@ -2,26 +2,35 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 """Closed-loop smoke run: the policy acting in the env core, episodes to the end.
 
-    python -m highway_openvla.smoke --episodes 8          # tiny random model, the spec's env
+    python -m highway_openvla.smoke --episodes 8                       # tiny random model, the spec's env
+    python -m highway_openvla.smoke --episodes 8 --backend synthetic   # no simulator needed
     python -m highway_openvla.smoke --checkpoint PATH --backend synthetic --device cuda
 
 Without ``--checkpoint`` it builds a tiny random checkpoint of the spec's shape (offline)
 and loads it through the real loading path. Prints env steps per second (policy and
-simulator together), the mean return and the success rate of the finished episodes.
+simulator together), the mean return and the success rate of the finished episodes. A
+simulator that is not installed, or a checkpoint folder that does not exist, stops it with
+one paragraph on stderr saying what to run (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .env import SimulatorMissingError, VecEnv, make_env
-from .model import Policy, build_tiny
+
+if TYPE_CHECKING:
+    from .model import Policy
+
+USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,41 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        env = make_env(
+            backend=args.backend,
+            num_envs=args.num_envs,
+            max_episode_steps=args.max_episode_steps,
+            video=False,
+        )
+    except SimulatorMissingError as exc:
+        given = sys.argv[1:] if argv is None else argv
+        synthetic = shlex.join([*given, "--backend", "synthetic"])
+        return _stop(
+            parser,
+            f"{exc}. To try the package without the simulator, run it on the synthetic "
+            f"stand-in (the spec's shapes, no simulator): {parser.prog} {synthetic}",
+        )
+    with env, tempfile.TemporaryDirectory() as scratch:
+        from .model import (
+            CheckpointError,
+            Policy,
+            build_tiny,
+        )  # torch, once the env stands
+
+        try:
+            checkpoint = args.checkpoint or build_tiny(scratch, seed=args.seed)
+            policy = Policy.load(checkpoint, device=args.device)
+        except CheckpointError as exc:
+            return _stop(parser, str(exc))
+        result = run(policy, env, args.episodes, sample=not args.greedy)
+    print(result.summary())
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m highway_openvla.smoke", description=__doc__.split("\n")[0]
     )
@@ -77,27 +121,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--checkpoint", help="weights to load (default: a tiny random model)"
     )
-    parser.add_argument("--backend", help="env backend (default: the spec's)")
+    parser.add_argument(
+        "--backend", help="env backend: the spec's (default) or synthetic, a stand-in"
+    )
     parser.add_argument(
         "--num-envs", type=int, help="envs in the batch (default: the spec's)"
+    )
+    parser.add_argument(
+        "--max-episode-steps",
+        type=int,
+        help="steps before truncation (default: the spec's)",
     )
     parser.add_argument("--device", help="torch device (default: cuda when present)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the tiny model")
     parser.add_argument(
         "--greedy", action="store_true", help="argmax instead of sampling"
     )
-    args = parser.parse_args(argv)
-    try:
-        env = make_env(backend=args.backend, num_envs=args.num_envs, video=False)
-    except SimulatorMissingError as exc:  # what to install or set up: no traceback
-        print(f"{parser.prog}: {exc}", file=sys.stderr)
-        return 1
-    with tempfile.TemporaryDirectory() as scratch, env:
-        checkpoint = args.checkpoint or build_tiny(scratch, seed=args.seed)
-        policy = Policy.load(checkpoint, device=args.device)
-        result = run(policy, env, args.episodes, sample=not args.greedy)
-    print(result.summary())
-    return 0
+    return parser
+
+
+def _stop(parser: argparse.ArgumentParser, message: str) -> int:
+    """What cannot run as given, in one paragraph without a traceback, as argparse does."""
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return USAGE_ERROR
 
 
 if __name__ == "__main__":

@@ -55,9 +55,14 @@ def make_env(
             sets ``env.video``).
         max_episode_steps: Steps before truncation (default: the spec's).
         auto_reset: Reset finished envs at the end of ``step`` (see :class:`VecEnv`).
+
+    Raises:
+        SimulatorMissingError: The backend's simulator (or your ``env.backend_class``)
+            cannot be imported in this process; the message says what to install. Checked
+            before any env or worker starts; ``backend="synthetic"`` needs none.
     """
     module = load_backend(backend or SPEC.env.backend)
-    # first: a simulator that is missing or not set up stops here, before workers start
+    module.check()  # a missing simulator (or one not set up) fails here, not in every worker
     tasks = module.tasks()
     n = SPEC.env.num_envs if num_envs is None else num_envs
     w = SPEC.env.workers if workers is None else workers

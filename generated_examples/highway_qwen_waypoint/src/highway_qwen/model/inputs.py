@@ -83,7 +83,9 @@ def prompts(tasks: Sequence[str]) -> list[str]:
 def resize(frames: np.ndarray) -> np.ndarray:
     """uint8 ``[N, H, W, 3]`` → uint8 ``[N, *IMAGE_SIZE, 3]``, antialiased bilinear on the CPU
     (torch's channels-last uint8 kernel; a no-op at the size already)."""
-    frames = np.ascontiguousarray(frames)
+    frames = np.require(
+        frames, requirements=("C", "W")
+    )  # torch takes no read-only memory
     if tuple(frames.shape[1:3]) == IMAGE_SIZE:
         return frames
     images = torch.from_numpy(frames).permute(0, 3, 1, 2)  # channels-last, no copy

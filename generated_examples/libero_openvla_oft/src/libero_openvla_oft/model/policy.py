@@ -12,8 +12,10 @@ and a PPO ratio starts at 1. Log-softmax runs in float32 whatever the model's dt
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -22,6 +24,7 @@ from .action_tokens import BINS, FIRST_TOKEN, ActionTokenizer, Normalizer
 from .backbone import (
     CHECKPOINT,
     Backbone,
+    CheckpointError,
     action_statistics,
     image_statistics,
     load_backbone,
@@ -61,6 +64,28 @@ class PolicyOutput:
 
 def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def require_local(checkpoint: str) -> None:
+    """Fail early, naming the folder, where ``checkpoint`` is written as a local path
+    (``./dir``, ``../dir``, ``/dir``, ``~/dir``) that does not exist; a Hub id (``org/name``)
+    is left to the loader.
+
+    Raises:
+        CheckpointError: The folder is missing; the message says how to write a tiny
+            random checkpoint there.
+    """
+    pathlike = checkpoint.startswith((".", "/", "~", "\\")) or checkpoint.count("/") > 1
+    folder = Path(checkpoint).expanduser()
+    if not pathlike or folder.exists():
+        return
+    build = f"python -m {__package__} tiny {shlex.quote(checkpoint)}"
+    raise CheckpointError(
+        f"checkpoint folder {checkpoint!r} does not exist (looked for {folder.absolute()}). "
+        "Save a trained checkpoint there or point model.checkpoint (smoke: --checkpoint) at "
+        f"one; to try the package, write a tiny random checkpoint of the spec's shape there: "
+        f"{build}"
+    )
 
 
 def _pick(
@@ -114,9 +139,13 @@ class Policy(torch.nn.Module):
         **loader: Any,
     ) -> Policy:
         """Load ``checkpoint`` (default: the spec's) onto ``device`` (default: CUDA when
-        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU).
+        present) in ``dtype`` (default: the spec's on a GPU, float32 on a CPU). A local
+        folder that does not exist raises :class:`CheckpointError` (see
+        :func:`require_local`).
         ``loader``: ``trust_remote_code`` / ``attn_implementation`` overriding the spec's.
         """
+        checkpoint = str(checkpoint)
+        require_local(checkpoint)
         device = torch.device(device) if device is not None else default_device()
         if dtype is None:
             dtype = getattr(torch, DTYPE) if device.type == "cuda" else torch.float32

@@ -56,8 +56,9 @@ def prompts(tasks: Sequence[str]) -> list[str]:
 
 
 def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
-    """One host → device copy; pinned and asynchronous on CUDA."""
-    tensor = torch.from_numpy(np.ascontiguousarray(array))
+    """One host → device copy; pinned and asynchronous on CUDA. A read-only or strided
+    array (a framework's view) is copied first: torch does not take read-only memory."""
+    tensor = torch.from_numpy(np.require(array, requirements=("C", "W")))
     if device.type == "cuda":
         tensor = tensor.pin_memory()
     return tensor.to(device, non_blocking=True)

@@ -2,13 +2,16 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 """The backend protocol: one simulator instance, as the env core drives it.
 
-A backend module defines ``make(index: int) -> Backend`` and ``tasks() -> tuple[Task, ...]``.
+A backend module defines ``make(index: int) -> Backend``, ``tasks() -> tuple[Task, ...]``
+and ``check() -> None``, which imports the simulator in this process (raising
+:class:`SimulatorMissingError` where it is missing) before any env or worker starts.
 The core batches backends in-process or in a process pool, maps the policy's normalized
 actions to controls, shapes rewards and resets finished episodes; a backend only speaks its
 simulator's language in the canonical observation layout.
 
 To plug in your own simulator (``env.backend_class`` in the spec), write a class with this
-shape::
+shape, importable in every process that builds the env (installed, or its folder on
+``PYTHONPATH``: env workers are spawned and import it anew)::
 
     class MyBackend:
         control_low: np.ndarray   # bounds of the control step() takes, per channel
@@ -41,7 +44,8 @@ PRESET = "gymnasium"
 
 
 class SimulatorMissingError(ImportError):
-    """Raised when a backend's simulator is not installed; says what to install."""
+    """Raised when a backend's simulator (or your backend class) cannot be imported; says
+    what to install."""
 
 
 @dataclass(frozen=True)
@@ -78,16 +82,29 @@ def require(module: str, install: str) -> Any:
         ) from exc
 
 
-def load_class(path: str) -> Any:
-    """The class a ``module:Class`` path names, with errors that say which part is wrong."""
+def load_class(path: str, install: str = "") -> Any:
+    """The class a ``module:Class`` path names, with errors that say which part is wrong:
+    the class's own module not found (put it where Python finds it), or something it
+    imports (``install``: what installs the simulator, if any)."""
     import importlib
 
     module_name, _, name = path.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        missing = getattr(exc, "name", None) or ""
+        if missing and (module_name + ".").startswith(missing + "."):
+            top = module_name.partition(".")[0]
+            raise SimulatorMissingError(
+                f"env.backend_class {path!r}: cannot import {module_name!r} ({exc}); the "
+                "class is yours and must be importable in this Python: install the package "
+                f"that holds it (pip install -e DIR) or put the folder that holds {top!r} "
+                "on PYTHONPATH (export PYTHONPATH=DIR:$PYTHONPATH)"
+            ) from exc
+        fix = f"; install the simulator with: {install}" if install else ""
         raise SimulatorMissingError(
-            f"env.backend_class {path!r}: cannot import {module_name!r} ({exc})"
+            f"env.backend_class {path!r}: cannot import {module_name!r}, which needs "
+            f"{missing or 'a module'} ({exc}){fix}"
         ) from exc
     try:
         return getattr(module, name)

@@ -24,6 +24,13 @@ INFO_SIGNALS = {}
 INSTALL = "pip install 'gymnasium[classic-control]>=1.0'"
 
 
+def check() -> None:
+    """Import the simulator here, before any worker starts."""
+    require("gymnasium", INSTALL)
+    if IMPORT_MODULE is not None:
+        require(IMPORT_MODULE, INSTALL)
+
+
 def tasks() -> tuple[Task, ...]:
     return (Task(0, SPEC.env.task),)
 

@@ -36,6 +36,13 @@ INFO_SIGNALS = {"collision": ("crashed", 1.0), "progress": ("speed", 0.2)}
 INSTALL = "pip install 'highway-env>=1.10'"
 
 
+def check() -> None:
+    """Import the simulator here, before any worker starts."""
+    require("gymnasium", INSTALL)
+    if IMPORT_MODULE is not None:
+        require(IMPORT_MODULE, INSTALL)
+
+
 def tasks() -> tuple[Task, ...]:
     return (Task(0, SPEC.env.task),)
 

@@ -43,6 +43,11 @@ def _suite():
     return suites[SUITE]()
 
 
+def check() -> None:
+    """Import LIBERO and its task suite here, before any worker starts."""
+    _suite()
+
+
 def tasks() -> tuple[Task, ...]:
     suite = _suite()
     return tuple(

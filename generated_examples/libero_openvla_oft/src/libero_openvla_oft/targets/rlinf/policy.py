@@ -84,9 +84,15 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     ) -> None:
         """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``."""
         network = self.policy.backbone.network
-        network.gradient_checkpointing_enable(
-            gradient_checkpointing_kwargs=gradient_checkpointing_kwargs
-        )
+        if hasattr(network, "activation_checkpointing_enable"):
+            # transformers 5's name; gradient_checkpointing_enable is its deprecated alias
+            network.activation_checkpointing_enable(
+                activation_checkpointing_kwargs=gradient_checkpointing_kwargs
+            )
+        else:
+            network.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs=gradient_checkpointing_kwargs
+            )
         # Reentrant checkpoints only pass gradients on when their inputs need them; with
         # frozen embeddings (LoRA) the adapters inside would get none.
         network.enable_input_require_grads()

@@ -20,11 +20,17 @@ from ...spec import SPEC
 from .base import Backend, Task, load_class
 
 CLASS_PATH = "navsim_scenes.backend:SceneReplay"
+INSTALL = "git clone --branch v2.2 --depth 1 https://github.com/autonomousvision/navsim.git && pip install -e ./navsim"
 
 
 @cache
 def backend_class() -> type:
-    return load_class(CLASS_PATH)
+    return load_class(CLASS_PATH, INSTALL)
+
+
+def check() -> None:
+    """Import your class here, before any worker starts (see :func:`.base.load_class`)."""
+    backend_class()
 
 
 def tasks() -> tuple[Task, ...]:

@@ -29,6 +29,13 @@ INFO_SIGNALS = {"success": ("is_success", 1.0)}
 INSTALL = "pip install 'gym-pusht>=0.1.5'"
 
 
+def check() -> None:
+    """Import the simulator here, before any worker starts."""
+    require("gymnasium", INSTALL)
+    if IMPORT_MODULE is not None:
+        require(IMPORT_MODULE, INSTALL)
+
+
 def tasks() -> tuple[Task, ...]:
     return (Task(0, SPEC.env.task),)
 
