@@ -42,6 +42,7 @@ ASSET_FOLDERS = (
     "stable_hope_objects",
 )
 SETUP_COMMAND = "python -m libero_openvla_oft.env.backends.libero_setup"
+INSTALL = "python -m libero_openvla_oft.constraints > constraints.txt && pip install -c constraints.txt 'libero>=0.1.1'"
 
 
 def config_file() -> Path:
@@ -146,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.parse_args(argv)
     root = benchmark_root()
     if root is None:
-        print(f"{parser.prog}: LIBERO is not installed", file=sys.stderr)
-        return 1
+        print(
+            f"{parser.prog}: error: LIBERO is not installed; install it with: {INSTALL}",
+            file=sys.stderr,
+        )
+        return 2
     state = "written" if write_config(root) else "kept as it was"
     print(f"LIBERO config {config_file()}: {state}")
     folder = assets_folder(root)
