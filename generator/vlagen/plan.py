@@ -24,7 +24,7 @@ from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .provenance import SPEC_COPY, without_header
 from .spec import Spec
-from .targets import FrameworkSource, TargetDecl, find_target
+from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
 
 
@@ -124,6 +124,18 @@ class Plan:
             if requirement not in out and not (bare and distribution_name(requirement) in named):
                 out.append(requirement)
         return out
+
+    @property
+    def test_warnings(self) -> list[WarningFilter]:
+        """The ``filterwarnings`` of the package's pytest config: the model's libraries',
+        then each target's, each entry once (with the first one's reason)."""
+        unique: dict[str, WarningFilter] = {}
+        for warning in [
+            *self.model.test_warnings,
+            *(w for t in self.targets for w in t.decl.test_warnings),
+        ]:
+            unique.setdefault(warning.entry, warning)
+        return list(unique.values())
 
     @property
     def framework_test_installs(self) -> list[str]:

@@ -28,6 +28,7 @@ __all__ = [
     "FrameworkSource",
     "TargetDecl",
     "Unsupported",
+    "WarningFilter",
     "all_targets",
     "decision_steps",
     "find_target",
@@ -42,6 +43,15 @@ Check = Callable[["Spec", int], Iterable[Issue]]
 #: The target's own plan: given the resolved spec and this target's index, the data its
 #: templates lay out (config keys, pipeline nodes, shapes), computed once in Python.
 TargetPlanner = Callable[["Spec", int], Any]
+
+
+@dataclass(frozen=True)
+class WarningFilter:
+    """A warning the generated tests trigger in code the package cannot change (a framework,
+    or a library it drives), silenced by one pytest ``filterwarnings`` entry."""
+
+    entry: str  #: ``action:message:category:module``, message and module being regexes
+    why: str  #: the comment above the entry: who warns, and why the tests cannot avoid it
 
 
 @dataclass(frozen=True)
@@ -101,6 +111,8 @@ class TargetDecl:
         source: Where the framework is installed from when its wheel lacks the code the
             adapter runs (``None``: the wheel ``requirement`` names is enough). The extra
             keeps ``requirement``, which the checkout satisfies.
+        test_warnings: Warnings the framework's own code raises in the generated tests,
+            filtered in the package's pytest config (each with why).
     """
 
     framework: str
@@ -118,6 +130,7 @@ class TargetDecl:
     runtime_requirements: tuple[str, ...] = ()
     test_requirements: tuple[str, ...] = ()
     source: FrameworkSource | None = None
+    test_warnings: tuple[WarningFilter, ...] = ()
 
     @property
     def pinned_version(self) -> str:

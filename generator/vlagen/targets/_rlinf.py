@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
-from . import TargetDecl, decision_steps, unhonoured_resources
+from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
 from ._config_schema import load_schema
 
 if TYPE_CHECKING:
@@ -704,6 +704,26 @@ def layout_problems(config: dict, schema: str, exempt: tuple[str, ...] = ()) -> 
     return problems
 
 
+RLINF_TEST_WARNINGS = (
+    WarningFilter(
+        "ignore:`torch.jit.script` is deprecated:DeprecationWarning:torch.jit._script",
+        "RLinf's rlinf/config.py applies torch.jit.script when imported",
+    ),
+    WarningFilter(
+        "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning:torch.jit._script",
+        "RLinf's rlinf/config.py calls torch.compile, whose inductor imports torch.utils.mkldnn",
+    ),
+    WarningFilter(
+        'ignore:\\s*version_base="1\\.1" selects Hydra 1\\.1 compatibility:UserWarning',
+        'the config composes as train.py runs it, with RLinf\'s own version_base="1.1"',
+    ),
+    WarningFilter(
+        "ignore:FSDP is switching to use `NO_SHARD`:UserWarning:torch.distributed.fsdp",
+        "the fidelity tests run RLinf's FSDP actor in one CPU process: nothing to shard",
+    ),
+)
+
+
 def rlinf_target(
     version_line: str,
     requirement: str,
@@ -746,4 +766,5 @@ def rlinf_target(
             "transformers",
             "accelerate",
         ),
+        test_warnings=RLINF_TEST_WARNINGS,
     )

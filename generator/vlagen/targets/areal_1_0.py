@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
-from . import TargetDecl, decision_steps, unhonoured_resources
+from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
@@ -391,5 +391,19 @@ TARGET = TargetDecl(
         "trackio",
         "tensorboardX",
         "peft",  # areal/engine/fsdp_engine.py imports it at module level
+    ),
+    test_warnings=(
+        WarningFilter(
+            "ignore:Transformer Engine and Apex are not installed:UserWarning:areal",
+            "AReaL's FSDP grad utils fall back from Transformer Engine/Apex (CUDA-only) on a CPU",
+        ),
+        WarningFilter(
+            "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning:torch.jit._script",
+            "AReaL's FSDP engine imports torch's inductor, which imports torch.utils.mkldnn",
+        ),
+        WarningFilter(
+            "ignore:Slicing a flattened dim from root mesh:UserWarning:torch.distributed",
+            "AReaL's FSDP engine slices the flattened dp_sp dim of its device mesh",
+        ),
     ),
 )

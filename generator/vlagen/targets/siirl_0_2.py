@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..families import FAMILIES
-from . import TargetDecl, unhonoured_resources
+from . import TargetDecl, WarningFilter, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
@@ -631,5 +631,15 @@ TARGET = TargetDecl(
         "ray",
         "pydantic",
         "pandas",
+    ),
+    test_warnings=(
+        WarningFilter(
+            "ignore::DeprecationWarning:siirl.data_coordinator.sample",
+            "siiRL 0.2's data_coordinator/sample.py declares pydantic 1-style models",
+        ),
+        WarningFilter(
+            "ignore:CUDA is not available or torch_xla is imported:UserWarning:siirl.engine",
+            "siiRL's rollout and actor autocast to CUDA; the fidelity tests run them on a CPU",
+        ),
     ),
 )
