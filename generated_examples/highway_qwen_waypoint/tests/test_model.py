@@ -264,3 +264,20 @@ def test_a_reloaded_checkpoint_acts_the_same(
     a = policy.act(obs, sample=False)
     b = again.act(obs, sample=False)
     assert torch.equal(a.action_tokens, b.action_tokens)
+
+
+@pytest.mark.parametrize(
+    "where", ["./no-such-checkpoint", "missing/nested/folder", "ABSOLUTE"]
+)
+def test_a_missing_local_checkpoint_names_the_folder_and_the_tiny_command(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from highway_qwen.model import CheckpointError
+
+    monkeypatch.chdir(tmp_path)
+    folder = str(tmp_path / "gone") if where == "ABSOLUTE" else where
+    with pytest.raises(CheckpointError) as raised:
+        Policy.load(folder, device="cpu")
+    message = str(raised.value)
+    assert f"checkpoint folder {folder!r} does not exist" in message
+    assert message.endswith(f"python -m highway_qwen.model tiny {folder}")

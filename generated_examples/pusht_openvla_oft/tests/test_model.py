@@ -240,3 +240,20 @@ def test_a_checkpoint_without_image_statistics_is_named(
     (copy / "preprocessor_config.json").unlink()
     with pytest.raises(CheckpointError, match="image_mean"):
         Policy.load(str(copy), device="cpu")
+
+
+@pytest.mark.parametrize(
+    "where", ["./no-such-checkpoint", "missing/nested/folder", "ABSOLUTE"]
+)
+def test_a_missing_local_checkpoint_names_the_folder_and_the_tiny_command(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from pusht_openvla_oft.model import CheckpointError
+
+    monkeypatch.chdir(tmp_path)
+    folder = str(tmp_path / "gone") if where == "ABSOLUTE" else where
+    with pytest.raises(CheckpointError) as raised:
+        Policy.load(folder, device="cpu")
+    message = str(raised.value)
+    assert f"checkpoint folder {folder!r} does not exist" in message
+    assert message.endswith(f"python -m pusht_openvla_oft.model tiny {folder}")

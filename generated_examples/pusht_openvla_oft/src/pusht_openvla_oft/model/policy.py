@@ -80,8 +80,9 @@ def require_local(checkpoint: str) -> None:
     if not pathlike or folder.exists():
         return
     build = f"python -m {__package__} tiny {shlex.quote(checkpoint)}"
+    where = "" if folder.is_absolute() else f" (looked for {folder.absolute()})"
     raise CheckpointError(
-        f"checkpoint folder {checkpoint!r} does not exist (looked for {folder.absolute()}). "
+        f"checkpoint folder {checkpoint!r} does not exist{where}. "
         "Save a trained checkpoint there or point model.checkpoint (smoke: --checkpoint) at "
         f"one; to try the package, write a tiny random checkpoint of the spec's shape there: "
         f"{build}"
