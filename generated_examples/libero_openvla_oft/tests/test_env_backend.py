@@ -33,7 +33,9 @@ def test_missing_simulator_says_what_to_install() -> None:
 def test_the_smoke_run_says_what_is_missing_without_a_traceback(capsys) -> None:
     from libero_openvla_oft import smoke
 
-    assert smoke.main(["--backend", "libero", "--num-envs", "1"]) == 1
+    assert (
+        smoke.main(["--backend", "libero", "--num-envs", "1"]) == 2
+    )  # exit 2: it cannot run as given
     err = capsys.readouterr().err
     assert err.startswith("python -m libero_openvla_oft.smoke: ")
     assert "Traceback" not in err
