@@ -15,10 +15,10 @@ from .manifest import Manifest
 from .plan import MANIFEST_PATH, Plan, make_plan
 from .render import render_plan
 from .spec import Spec
-from .sync import Action, Change, apply_changes, compare, refuse, unified_diff
+from .sync import Action, Change, apply_changes, compare, refuse
 from .tree import FileTree
 
-__all__ = ["Output", "check", "diff", "generate", "load_spec", "require_output", "write"]
+__all__ = ["Output", "changes_for", "check", "generate", "load_spec", "require_output", "write"]
 
 
 @dataclass(frozen=True)
@@ -90,12 +90,6 @@ def _not_an_output(out_dir: Path) -> UsageError:
         f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
         "use `vlagen new` to create one"
     )
-
-
-def diff(output: Output, out_dir: Path) -> list[list[str]]:
-    """Unified diffs from what is in ``out_dir`` to what regen would write there."""
-    require_output(out_dir)
-    return unified_diff(changes_for(output, out_dir))
 
 
 def check(output: Output, out_dir: Path) -> list[Change]:
