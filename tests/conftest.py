@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import venv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -61,6 +62,41 @@ def run_package_tests(
         skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
         assert all(line.endswith(NO_GPU) for line in skips), done.stdout
     return done.stdout
+
+
+def fresh_venv(root: Path) -> str:
+    """An empty venv at ``root`` (no pip: :func:`install` fills it); returns its python."""
+    venv.create(root)
+    return str(root / "bin" / "python")
+
+
+def install(python: str, args: Sequence[str], *, cwd: Path | None = None) -> None:
+    """``uv pip install ARGS`` into ``python``'s venv, failing with uv's message.
+
+    uv, not pip: it resolves as pip does and links from its cache, so each of the suite's
+    fresh venvs takes seconds where pip took a minute and a half (unpacking torch and
+    transformers again each time). pip's ``find-links`` are passed on, so torch comes from
+    the same wheel pip installs (the CPU build on this machine's disk), not a CUDA one."""
+    from uv import find_uv_bin
+
+    command = [find_uv_bin(), "pip", "install", "-q", "--python", python]
+    for links in _pip_find_links():
+        command += ["--find-links", links]
+    done = subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"uv pip install {' '.join(args)}:\n{done.stderr}"
+
+
+def _pip_find_links() -> list[str]:
+    """The ``find-links`` that pip is configured with (environment or config files)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
+    )
+    links = os.environ.get("PIP_FIND_LINKS", "").split()
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if key.endswith("find-links"):
+            links += value.strip("'\"").split()
+    return list(dict.fromkeys(links))
 
 
 def _pycache_prefix() -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import GOLDENS, REPO, SPECS
+from conftest import GOLDENS, REPO, SPECS, fresh_venv, install
 from test_goldens import _tree
 
 
@@ -42,14 +41,9 @@ def test_wheel_ships_the_templates(wheel: Path) -> None:
 
 @pytest.mark.slow
 def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir)  # no ensurepip: this pip installs into it (--python)
-    bin_dir = env_dir / "bin"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", bin_dir / "python", "install", "-q", wheel],
-        check=True,
-        capture_output=True,
-    )
+    python = fresh_venv(tmp_path / "venv")
+    install(python, [str(wheel)])
+    bin_dir = Path(python).parent
     for spec in SPECS:
         out = tmp_path / spec.stem
         # Run outside the repo so nothing can be imported from the checkout.

@@ -1,6 +1,7 @@
 """The commands each golden's README shows run as a new user runs them: from a shell in an
 empty folder, the package's ``src`` on ``PYTHONPATH``, in this venv. Each either works or
-stops with one paragraph saying what to install, exit 2, never with a traceback.
+stops with one paragraph saying what to install, exit 2, never with a traceback; none prints
+a Python warning.
 
 Commands are read from the README's ```bash blocks (those that run this package's modules;
 ``pip install``, ``pytest`` and the like are what the fresh-venv golden test runs). Smoke runs
@@ -28,6 +29,8 @@ from vlagen.plan import make_plan
 #: Appended to smoke commands: a decision or two per run, with a worker pool where the spec
 #: has one (two envs on up to two workers).
 QUICK = ["--episodes", "1", "--num-envs", "2", "--max-episode-steps", "2"]
+#: A Python warning as ``warnings`` prints it (``path:line: SomeWarning: message``).
+WARNING = re.compile(r"^\S+:\d+: \w*Warning: ", re.MULTILINE)
 BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
@@ -111,7 +114,7 @@ def _assert_stops_with_one_paragraph(
     assert message.endswith(f"{shown} --backend synthetic"), message
 
 
-@pytest.mark.slow(minutes=2)
+@pytest.mark.slow
 @pytest.mark.parametrize("golden", GOLDEN_LIST, ids=lambda g: g.name)
 def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Path) -> None:
     before = _listing(GOLDENS / golden.name)
@@ -133,6 +136,7 @@ def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Pa
             assert "install it with: " in err, err
             continue
         assert code == 0 and "Traceback" not in out + err, f"{shown} exited {code}:\n{out}{err}"
+        assert not WARNING.search(err), f"{shown} printed a warning:\n{err}"
         if _is_smoke(golden, words):
             assert "steps/s" in out and "mean return" in out, out
     assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"

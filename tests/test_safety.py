@@ -278,7 +278,7 @@ def test_readme_carries_escaped_text(build: Callable[[str], Generated], variant:
         assert md_text(out.values[field]) in line, "a value must stay on its table row"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(minutes=2)
 def test_generated_package_tests_pass(build: Callable[[str], Generated]) -> None:
     out = build("kitchen_sink")
     result = run("-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=out.root)

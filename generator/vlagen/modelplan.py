@@ -8,17 +8,12 @@ from dataclasses import dataclass
 from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
 from .spec import Lora, Model, Spec
-from .targets import WarningFilter
 
 __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 
 TORCH_REQUIREMENT = "torch>=2.4,<3"
 TRANSFORMERS_REQUIREMENT = "transformers>=4.56,<6"  # `dtype=` in from_pretrained
 PEFT_REQUIREMENT = "peft>=0.13"
-PEFT_WARNING = WarningFilter(
-    "ignore:`is_gradient_checkpointing` is deprecated:FutureWarning:transformers.modeling_utils",
-    "peft's PeftModel reads transformers' is_gradient_checkpointing, deprecated in transformers 5",
-)
 
 
 @dataclass(frozen=True)
@@ -76,11 +71,6 @@ class ModelPlan:
         backbone (Qwen) has its own inputs and tiny checkpoint."""
         own = {"inputs": "inputs_qwen", "tiny": "tiny_qwen"} if self.processor else {}
         return {name: own.get(name, name) for name in self.modules}
-
-    @property
-    def test_warnings(self) -> tuple[WarningFilter, ...]:
-        """Warnings the model's libraries raise in the generated tests (see the targets')."""
-        return (PEFT_WARNING,) if self.lora is not None else ()
 
     @property
     def torch_requirement(self) -> str:

@@ -127,13 +127,10 @@ class Plan:
 
     @property
     def test_warnings(self) -> list[WarningFilter]:
-        """The ``filterwarnings`` of the package's pytest config: the model's libraries',
-        then each target's, each entry once (with the first one's reason)."""
+        """The ``filterwarnings`` of the package's pytest config: each target's, each entry
+        once (with the first one's reason)."""
         unique: dict[str, WarningFilter] = {}
-        for warning in [
-            *self.model.test_warnings,
-            *(w for t in self.targets for w in t.decl.test_warnings),
-        ]:
+        for warning in (w for t in self.targets for w in t.decl.test_warnings):
             unique.setdefault(warning.entry, warning)
         return list(unique.values())
 

@@ -18,6 +18,7 @@ states are read.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,9 +148,14 @@ def load_backbone(
 
     # The adapters in the base weights' dtype (peft upcasts them to float32 by default): a
     # model of one dtype, as FSDP flattens each unit's parameters into one tensor.
-    model = get_peft_model(
-        network, LoraConfig(**LORA, bias="none"), autocast_adapter_dtype=False
-    )
+    with warnings.catch_warnings():
+        # peft's PeftModel reads transformers 5's deprecated is_gradient_checkpointing alias
+        warnings.filterwarnings(
+            "ignore", "`is_gradient_checkpointing` is deprecated", FutureWarning
+        )
+        model = get_peft_model(
+            network, LoraConfig(**LORA, bias="none"), autocast_adapter_dtype=False
+        )
     return Backbone(model=model, network=network, tokenizer=tokenizer, base=base)
 
 
