@@ -274,11 +274,26 @@ def schema() -> None:
 @main.command()
 @click.argument("path", default="vlagen.yaml", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite an existing spec and schema.")
-def init(path: Path, force: bool) -> None:
+@click.option(
+    "--from-gymnasium",
+    "env_id",
+    metavar="ENV_ID",
+    help="Fill the starter from this Gymnasium env (made with render_mode='rgb_array', reset, "
+    "rendered once): preset, camera, state, action and episode length. Ids of other packages "
+    "register when imported: 'module:Env-v0'.",
+)
+@click.option(
+    "--gym-kwargs",
+    metavar="JSON",
+    help="With --from-gymnasium: a JSON object of keyword arguments for gymnasium.make, "
+    "also written to env.gymnasium.kwargs, e.g. '{\"continuous\": true}'.",
+)
+def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) -> None:
     """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors).
 
     Writes both files or neither; refuses a symlink at either path, and, without --force,
-    either file existing.
+    either file existing. With --from-gymnasium the spec is checked as `vlagen validate`
+    would before anything is written.
     """
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
@@ -287,22 +302,48 @@ def init(path: Path, force: bool) -> None:
 
     if path.name == SCHEMA_FILE:
         raise UsageError(f"{path}: that name is for the schema; name the spec differently")
+    if gym_kwargs is not None and env_id is None:
+        raise UsageError("--gym-kwargs goes with --from-gymnasium ENV_ID")
     schema_path = path.parent / SCHEMA_FILE
-    files = {
-        path.name: (templates_root() / "starter.yaml").read_bytes(),
-        SCHEMA_FILE: (json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n").encode(),
-    }
+    names = (path.name, SCHEMA_FILE)
     with OutDir(path.parent, writing=True) as out:
-        for name in files:
+        for name in names:
             out.check_writable(name)  # a symlink (even dangling) or a non-file: exit 2
-        existing = [str(path.parent / name) for name in files if out.exists(name)]
+        existing = [str(path.parent / name) for name in names if out.exists(name)]
     if existing and not force:
         verb, them = ("exists", "it") if len(existing) == 1 else ("exist", "them")
         raise ConflictError(f"{' and '.join(existing)} {verb}; use --force to overwrite {them}")
+    if env_id is None:
+        starter = (templates_root() / "starter.yaml").read_bytes()
+    else:
+        starter = _starter_from_gymnasium(env_id, gym_kwargs, path)
+    files = {
+        path.name: starter,
+        SCHEMA_FILE: (json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n").encode(),
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     with OutDir(path.parent, writing=True) as out:
         out.create(files, replace=force)
     click.echo(f"wrote {path} and {schema_path}; next: vlagen new {path}")
+
+
+def _starter_from_gymnasium(env_id: str, gym_kwargs: str | None, path: Path) -> bytes:
+    """The starter spec for ``env_id``, checked as ``vlagen validate`` checks a file."""
+    from .errors import UsageError
+    from .fromgym import infer, starter_text
+    from .load import load_spec_text
+
+    kwargs = None
+    if gym_kwargs is not None:
+        try:
+            kwargs = json.loads(gym_kwargs)
+        except ValueError as exc:
+            raise UsageError(f"--gym-kwargs is not JSON: {exc}") from None
+        if not isinstance(kwargs, dict):
+            raise UsageError("--gym-kwargs must be a JSON object, e.g. '{\"continuous\": true}'")
+    text = starter_text(infer(env_id, kwargs))
+    load_spec_text(text, str(path))  # a SpecError lists the problems; nothing is written
+    return text.encode()
 
 
 @main.group(invoke_without_command=True)
