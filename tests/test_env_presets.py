@@ -146,7 +146,7 @@ def _variants() -> dict[str, dict]:
     discrete["model"]["action"]["dim"] = 1
     bench = _spec(
         preset="bench2drive",
-        backend_class="my_carla.routes:RouteBackend",
+        backend_class="tiny_vla.carla_routes:RouteBackend",  # scaffolded in the package
         action={"kind": "continuous", "dim": 3},
         workers=0,
         extra_obs=[{"name": "ego", "shape": [4]}, {"name": "command", "dtype": "text"}],

@@ -131,14 +131,16 @@ def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Pa
         if _is_smoke(golden, words) and not _synthetic(words) and not golden.real_simulator:
             _assert_stops_with_one_paragraph(golden, words, done)
             continue
-        if code == 2 and not golden.real_simulator:  # a set-up step of the simulator
+        if code == 2 and not golden.real_simulator:  # a set-up step or check of the simulator
             assert "Traceback" not in out + err and "\n" not in err.strip(), err
-            assert "install it with: " in err, err
+            assert ("PYTHONPATH" if golden.backend_class else "install it with: ") in err, err
             continue
         assert code == 0 and "Traceback" not in out + err, f"{shown} exited {code}:\n{out}{err}"
         assert not WARNING.search(err), f"{shown} printed a warning:\n{err}"
         if _is_smoke(golden, words):
             assert "steps/s" in out and "mean return" in out, out
+        if words[2] == f"{golden.package}.env.check":  # the real simulator: every check passes
+            assert out.rstrip().endswith("checks passed") and "FAIL" not in out, out
     assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"
 
 

@@ -266,9 +266,17 @@ def _check_prompt(spec: Spec) -> Iterator[Issue]:
 
 
 def _check_class_paths(spec: Spec) -> Iterator[Issue]:
-    """A class path may name a module of the generated package (``model.class_path`` gets
-    it scaffolded) but not one vlagen generates and rewrites."""
+    """A class path may name a module of the generated package (vlagen scaffolds it) but
+    not one vlagen generates and rewrites, nor the other class path's module."""
     package = spec.project.import_name
+    model_module = (spec.model.class_path or "").partition(":")[0]
+    env_module = (spec.env.backend_class or "").partition(":")[0]
+    if model_module and model_module == env_module and model_module.startswith(f"{package}."):
+        yield Issue(
+            ("env", "backend_class"),
+            f"{env_module!r} is model.class_path's module too: vlagen starts one file for "
+            "each; name different modules",
+        )
     for loc, path in (
         (("model", "class_path"), spec.model.class_path),
         (("env", "backend_class"), spec.env.backend_class),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .presets import GYMNASIUM, GYMNASIUM_EXTRAS, PRESETS, PresetDecl, Vehicle, preset_gymnasium
-from .spec import Env, Gymnasium, WaypointAction
+from .spec import Env, Gymnasium, RewardTerm, WaypointAction
 
 __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
 
@@ -26,6 +26,34 @@ class EnvPlan:
     wheelbase: float  #: metres, for the controller and the synthetic vehicle
     gymnasium: Gymnasium | None
     video_format: str | None  #: mp4 | gif when the spec records episodes, else None
+    info_keys: tuple[str, ...]  #: the backend ``info`` keys the reward terms read
+    backend_class: str | None  #: the class name of ``env.backend_class``
+    scaffold: str | None  #: package-relative path of the backend module vlagen starts for you
+
+    @property
+    def control_doc(self) -> str:
+        """What one control ``step`` takes is, in words (the scaffold's docstring)."""
+        shape = ", ".join(map(str, self.control_shape))
+        bounds = f"{list(self.control_low)}..{list(self.control_high)}"
+        if self.mapping == "discrete":
+            return f"int64 [{shape}]: the choice per channel, 0 to {int(self.control_high[0])}"
+        if self.mapping == "trajectory":
+            return (
+                f"float32 [{shape}]: {self.control_shape[0]} waypoints (metres and radians, "
+                f"ego frame), each within {bounds}"
+            )
+        if self.mapping == "controller":
+            assert self.vehicle is not None
+            channels = self.vehicle.layout.replace("_", ", ")
+            return f"float32 [{shape}]: the vehicle's {channels}, within {bounds}"
+        return f"float32 [{shape}], within {bounds} per channel"
+
+    @property
+    def info_key_types(self) -> dict[str, str]:
+        """Each ``info`` key the reward terms read → the Python type it takes."""
+        return {
+            key: "bool" if key in ("success", "collision") else "float" for key in self.info_keys
+        }
 
     @property
     def video(self) -> bool:
@@ -163,6 +191,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
     """The plan of a resolved env; ``chunk`` is the model's steps per decision and
     ``package`` the generated package's import name."""
     preset, action = PRESETS[env.preset], env.action
+    module, _, name = (env.backend_class or "").partition(":")
     vehicle = None
     if isinstance(action, WaypointAction):
         low, high = action.bounds
@@ -197,4 +226,14 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
         gymnasium=env.gymnasium,
         video_format=env.video.format if env.video else None,
+        info_keys=tuple(dict.fromkeys(_info_key(term) for term in env.rewards if _info_key(term))),
+        backend_class=name or None,
+        scaffold=module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None,
     )
+
+
+def _info_key(term: RewardTerm) -> str | None:
+    """The ``info`` key a reward term reads: a built-in signal's name, or its own ``key``."""
+    if term.source in ("success", "collision", "progress"):
+        return term.source
+    return term.key if term.source == "info" else None

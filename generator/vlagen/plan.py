@@ -254,7 +254,7 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
 def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     """The env core, its backends and its tests; modules only where the spec uses them."""
     src, tpl = f"src/{package}/env", "package/src/env"
-    modules = ["__init__", "actions", "core", "observations", "rewards", "vector"]
+    modules = ["__init__", "actions", "check", "core", "observations", "rewards", "vector"]
     if env.mapping == "controller":
         modules.append("control")
     if env.video:
@@ -264,12 +264,16 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     for module, template in backends.items():
         path, source = f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"
         files.append(PlannedFile(path, source))
-    tests = ["test_env", "test_env_pool"]
+    tests = ["test_env", "test_env_check", "test_env_pool"]
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:
         tests.append(f"test_{env.setup_module}")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
+    if env.scaffold is not None:
+        files.append(
+            PlannedFile(f"src/{env.scaffold}", f"{tpl}/backend_scaffold.py.jinja", Mode.SCAFFOLD)
+        )
     return tuple(sorted(files, key=lambda f: f.path))
 
 

@@ -659,7 +659,8 @@ class Env(StrictModel):
     backend_class: ClassPath | None = Field(
         default=None,
         description="`module:Class` of your backend (see the generated env/backends/base.py "
-        "protocol); required by presets custom, navsim and bench2drive.",
+        "protocol); required by presets custom, navsim and bench2drive. A module inside the "
+        "generated package is scaffolded once, every method laid out for the spec.",
     )
     video: Video | None = Field(default=None, description="Record episodes; none: off.")
 

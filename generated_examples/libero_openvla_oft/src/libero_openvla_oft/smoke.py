@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .env import SimulatorMissingError, VecEnv, make_env
+from .env import BackendError, SimulatorMissingError, VecEnv, make_env
 
 if TYPE_CHECKING:
     from .model import Policy
@@ -89,13 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             video=False,
         )
     except SimulatorMissingError as exc:
-        given = sys.argv[1:] if argv is None else argv
-        synthetic = shlex.join([*given, "--backend", "synthetic"])
-        return _stop(
-            parser,
-            f"{exc}. To try the package without the simulator, run it on the synthetic "
-            f"stand-in (the spec's shapes, no simulator): {parser.prog} {synthetic}",
-        )
+        return _stop(parser, f"{exc}. {_try_synthetic(argv)}")
     with env, tempfile.TemporaryDirectory() as scratch:
         from .model import (
             CheckpointError,
@@ -108,7 +102,17 @@ def main(argv: list[str] | None = None) -> int:
             policy = Policy.load(checkpoint, device=args.device)
         except CheckpointError as exc:
             return _stop(parser, str(exc))
-        result = run(policy, env, args.episodes, sample=not args.greedy)
+        try:
+            result = run(policy, env, args.episodes, sample=not args.greedy)
+        except BackendError as exc:
+            if exc.cause != "NotImplementedError":
+                raise
+            first = str(exc).splitlines()[0]
+            return _stop(
+                parser,
+                f"{first}. The backend is a scaffold not filled in yet: "
+                f"python -m libero_openvla_oft.env.check says what is left. {_try_synthetic(argv)}",
+            )
     print(result.summary())
     return 0
 
@@ -138,6 +142,16 @@ def _parser() -> argparse.ArgumentParser:
         "--greedy", action="store_true", help="argmax instead of sampling"
     )
     return parser
+
+
+def _try_synthetic(argv: list[str] | None) -> str:
+    """The same command on the synthetic stand-in, as advice."""
+    given = sys.argv[1:] if argv is None else argv
+    synthetic = shlex.join([*given, "--backend", "synthetic"])
+    return (
+        "To try the package without the simulator, run it on the synthetic stand-in "
+        f"(the spec's shapes, no simulator): python -m libero_openvla_oft.smoke {synthetic}"
+    )
 
 
 def _stop(parser: argparse.ArgumentParser, message: str) -> int:

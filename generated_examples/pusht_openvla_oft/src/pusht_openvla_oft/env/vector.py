@@ -50,14 +50,21 @@ _PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 
 class BackendError(RuntimeError):
-    """Raised when a backend fails; names the env index (and the pool worker, if any)."""
+    """Raised when a backend fails; names the env index (and the pool worker, if any), and
+    ``cause``, the type name of what the backend raised (also across processes)."""
 
     def __init__(
-        self, message: str, env_index: int | None = None, *, worker: int | None = None
+        self,
+        message: str,
+        env_index: int | None = None,
+        *,
+        worker: int | None = None,
+        cause: str | None = None,
     ) -> None:
         super().__init__(message)
         self.env_index = env_index
         self.worker = worker
+        self.cause = cause
 
 
 def _describe(exc: BaseException) -> str:
@@ -118,12 +125,21 @@ class _Envs:
         except Exception as exc:
             row = self.rows[j]
             raise BackendError(
-                f"env {row}: {call} failed: {_describe(exc)}", row
+                f"env {row}: {call} failed: {_describe(exc)}",
+                row,
+                cause=type(exc).__name__,
             ) from exc
 
     def close(self) -> None:
+        """Close every backend, even past one whose close raises (re-raised at the end)."""
+        failed: BaseException | None = None
         for backend in self.backends:
-            backend.close()
+            try:
+                backend.close()
+            except Exception as exc:  # noqa: BLE001 - re-raised once the rest are closed
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
 
 class InProcessVector:
@@ -402,9 +418,12 @@ class SubprocessVector:
         except (EOFError, OSError):
             self._fail(w, call)
         if status == "error":
-            env, message = payload
+            env, cause, message = payload
             error = BackendError(
-                f"env {env}: {call} failed in worker {w}: {message}", env, worker=w
+                f"env {env}: {call} failed in worker {w}: {message}",
+                env,
+                worker=w,
+                cause=cause,
             )
             self._abort(error)
             raise error
@@ -680,7 +699,12 @@ def _worker(
         )
         env = getattr(exc, "env_index", rows[0])
         with suppress(OSError):  # the parent is gone: nobody to tell
-            conn.send(("error", (env, f"{_describe(cause)}\n{trace}")))
+            conn.send(
+                ("error", (env, type(cause).__name__, f"{_describe(cause)}\n{trace}"))
+            )
     finally:
-        envs.close()
+        # Closing after a failure the parent was told of, or at its request: a backend
+        # whose close raises must not end the worker with a second traceback.
+        with suppress(Exception):
+            envs.close()
         conn.close()
