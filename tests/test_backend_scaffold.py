@@ -5,6 +5,7 @@ would write them; regeneration keeps the user's file."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -112,14 +113,39 @@ def _check(package: Path) -> subprocess.CompletedProcess:
     )
 
 
+def _smoke(package: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tiny_vla.smoke", "--episodes", "2", "--max-episode-steps", "5"],
+        cwd=package,
+        env={**os.environ, "PYTHONPATH": str(package / "src"), "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_info_key_of_any_text_stays_inside_the_docstrings(tmp_path: Path) -> None:
+    key = 'a"""b\\c\'d'
+    data = yaml.safe_load(_spec_text())
+    data["env"]["rewards"].append({"name": "odd", "source": "info", "key": key})
+    spec = tmp_path / "vlagen.yaml"
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "pkg"
+    done = CliRunner().invoke(main, ["new", str(spec), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    for path in (SCAFFOLD, Path("tests/test_env_check.py")):
+        compile((out / path).read_text(), str(path), "exec")  # a SyntaxError fails here
+    assert json.dumps(key) in (out / SCAFFOLD).read_text()
+
+
 def test_the_scaffold_lays_out_the_spec_and_is_written_once(tmp_path: Path) -> None:
     package = _new(tmp_path)
     text = (package / SCAFFOLD).read_text()
     assert text.startswith("# Scaffolded by vlagen")
     assert "class PointMass:" in text
-    assert "'front': uint8 [64, 64, 3], RGB (main camera)" in text
+    assert '"front": uint8 [64, 64, 3], RGB (main camera)' in text
     assert "float32 [2], within [-1.0, -1.0]..[1.0, 1.0] per channel." in text
-    assert "'progress': float" in text and "'success': bool" in text
+    assert '"progress": float' in text and '"success": bool' in text
     for method in ("reset", "step", "close"):
         assert f'"PointMass.{method}: ' in text  # each raises NotImplementedError naming itself
     # the user's implementation survives a regeneration after a spec change
@@ -143,18 +169,17 @@ def test_the_check_names_what_is_left_then_passes_on_the_users_class(tmp_path: P
         "PointMass.reset, PointMass.step, PointMass.close;"
     ) in bare.stdout
     assert "PASS  bounds" in bare.stdout and "PASS  tasks" in bare.stdout
+    stopped = _smoke(package)  # in-process envs (workers: 0): the scaffold's close raises too
+    assert stopped.returncode == 2, stopped.stderr
+    assert "Traceback" not in stopped.stderr, stopped.stderr
+    message = stopped.stderr.strip().splitlines()[-1]
+    assert message.startswith("python -m tiny_vla.smoke: error: env 0: reset failed")
+    assert "python -m tiny_vla.env.check says what is left" in message
     (package / SCAFFOLD).write_text(IMPLEMENTATION)
     done = _check(package)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("all 11 checks passed"), done.stdout
-    smoke = subprocess.run(
-        [sys.executable, "-m", "tiny_vla.smoke", "--episodes", "2", "--max-episode-steps", "5"],
-        cwd=package,
-        env={**os.environ, "PYTHONPATH": str(package / "src"), "OMP_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    smoke = _smoke(package)
     assert smoke.returncode == 0, smoke.stderr
     assert "steps/s" in smoke.stdout
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .presets import GYMNASIUM, GYMNASIUM_EXTRAS, PRESETS, PresetDecl, Vehicle, preset_gymnasium
-from .spec import Env, Gymnasium, RewardTerm, WaypointAction
+from .presets import (
+    GYMNASIUM,
+    GYMNASIUM_EXTRAS,
+    PRESETS,
+    SIGNAL_TYPES,
+    PresetDecl,
+    Vehicle,
+    preset_gymnasium,
+)
+from .spec import Env, Gymnasium, WaypointAction
 
 __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
 
@@ -26,7 +34,7 @@ class EnvPlan:
     wheelbase: float  #: metres, for the controller and the synthetic vehicle
     gymnasium: Gymnasium | None
     video_format: str | None  #: mp4 | gif when the spec records episodes, else None
-    info_keys: tuple[str, ...]  #: the backend ``info`` keys the reward terms read
+    info_reads: tuple[tuple[str, str, str], ...]  #: (info key, bool | float, reward term)
     backend_class: str | None  #: the class name of ``env.backend_class``
     scaffold: str | None  #: package-relative path of the backend module vlagen starts for you
 
@@ -47,13 +55,6 @@ class EnvPlan:
             channels = self.vehicle.layout.replace("_", ", ")
             return f"float32 [{shape}]: the vehicle's {channels}, within {bounds}"
         return f"float32 [{shape}], within {bounds} per channel"
-
-    @property
-    def info_key_types(self) -> dict[str, str]:
-        """Each ``info`` key the reward terms read → the Python type it takes."""
-        return {
-            key: "bool" if key in ("success", "collision") else "float" for key in self.info_keys
-        }
 
     @property
     def video(self) -> bool:
@@ -226,14 +227,22 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         wheelbase=getattr(getattr(action, "controller", None), "wheelbase", 2.5),
         gymnasium=env.gymnasium,
         video_format=env.video.format if env.video else None,
-        info_keys=tuple(dict.fromkeys(_info_key(term) for term in env.rewards if _info_key(term))),
+        info_reads=_info_reads(env),
         backend_class=name or None,
         scaffold=module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None,
     )
 
 
-def _info_key(term: RewardTerm) -> str | None:
-    """The ``info`` key a reward term reads: a built-in signal's name, or its own ``key``."""
-    if term.source in ("success", "collision", "progress"):
-        return term.source
-    return term.key if term.source == "info" else None
+def _info_reads(env: Env) -> tuple[tuple[str, str, str], ...]:
+    """Each ``info`` key the reward terms read, with the type it takes and the first term
+    reading it: a built-in signal by its own name and type, another key as a float."""
+    reads: dict[str, tuple[str, str, str]] = {}
+    for term in env.rewards:
+        if term.source in SIGNAL_TYPES:
+            key, kind = term.source, SIGNAL_TYPES[term.source]
+        elif term.source == "info":
+            key, kind = term.key, "float"
+        else:
+            continue
+        reads.setdefault(key, (key, kind, term.name))
+    return tuple(reads.values())

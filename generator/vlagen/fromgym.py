@@ -106,7 +106,7 @@ def infer(env_id: str, kwargs: Mapping[str, Any] | None = None, *, seed: int = 0
         with _env_errors(gym, env_id, env_spec):
             env.reset(seed=seed)
             frame = env.render()
-        return _read(gym, env, env_spec, preset, module, make_kwargs, frame)
+            return _read(gym, env, env_spec, preset, module, make_kwargs, frame)
     finally:
         with suppress(Exception), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -128,8 +128,11 @@ def _find_spec(gym: Any, env_id: str, module: str, name: str) -> Any:
     if module:
         try:
             importlib.import_module(module)
-        except ImportError as exc:
-            raise UsageError(f"cannot import {module!r} to register {name!r}: {exc}") from None
+        except Exception as exc:  # any import failure is the user's to fix
+            raise UsageError(
+                f"cannot import {module!r} to register {name!r}: {type(exc).__name__}: "
+                f"{_one_line(exc)}"
+            ) from None
     try:
         return gym.spec(name)
     except gym.error.Error as exc:

@@ -101,6 +101,12 @@ def md_text(value: str) -> str:
     return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), " ".join(value.splitlines()))
 
 
+def quoted(value: str) -> str:
+    """``value`` double-quoted with JSON's escapes, which Python reads the same: text that
+    is safe inside a docstring or a comment, where ``repr`` could close a triple quote."""
+    return json.dumps(value)
+
+
 def docstring(text: str, indent: int = 4) -> str:
     """A triple-quoted docstring of ``text``, wrapped to 88 columns at ``indent``."""
     if '"""' in text or "\\" in text or text.endswith('"'):

@@ -18,7 +18,9 @@ from .spec import Env, Gymnasium
 
 __all__ = ["PRESETS", "PresetDecl", "Vehicle", "preset_gymnasium"]
 
-BUILTIN_SIGNALS = ("success", "collision", "progress")
+#: The built-in reward signals a backend reports in ``info``, and what each takes there.
+SIGNAL_TYPES = {"success": "bool", "collision": "bool", "progress": "float"}
+BUILTIN_SIGNALS = tuple(SIGNAL_TYPES)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import jinja2
 
-from .literals import docstring, md_text, py_literal, toml_literal, yaml_document
+from .literals import docstring, md_text, py_literal, quoted, toml_literal, yaml_document
 from .plan import Plan, templates_root
 from .provenance import header_lines
 from .tree import File, FileTree, Mode
@@ -25,6 +25,7 @@ FILTERS = {
     "toml": toml_literal,
     "md": md_text,
     "docstring": docstring,
+    "quoted": quoted,
     "sh": shlex.quote,
     "yaml": yaml_document,
 }

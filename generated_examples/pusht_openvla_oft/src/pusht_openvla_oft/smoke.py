@@ -20,6 +20,7 @@ import shlex
 import sys
 import tempfile
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -108,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             if exc.cause != "NotImplementedError":
                 raise
             first = str(exc).splitlines()[0]
+            with suppress(Exception):  # an unfinished scaffold's close raises too
+                env.close()
             return _stop(
                 parser,
                 f"{first}. The backend is a scaffold not filled in yet: "

@@ -75,6 +75,7 @@ class VecEnv:
         self.over = np.zeros(
             n, bool
         )  # finished and waiting for reset (auto_reset=False)
+        self.closed = False
 
     # -- episodes ------------------------------------------------------------------------
 
@@ -173,7 +174,10 @@ class VecEnv:
         return self._finish(finished, reward, terminated, truncated, terms, final_info)
 
     def close(self) -> None:
-        """Close the backends (and the worker processes, if any)."""
+        """Close the backends (and the worker processes, if any), once."""
+        if self.closed:
+            return
+        self.closed = True
         self.vector.close()
         if self.recorder is not None:
             self.recorder.close()

@@ -28,16 +28,17 @@ from typing import Any
 import numpy as np
 
 from ..spec import SPEC
-from . import actions, observations, rewards
+from . import actions, observations
 from .backends import load_backend
 from .backends.base import Backend, SimulatorMissingError, Task, load_class
 from .vector import SubprocessVector
 
 USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 METHODS = ("__init__", "reset", "step", "close")
-#: The built-in signals a backend reports in ``info``, and what they take (a bool may be
-#: any number that is 0 or 1: the core reads every signal with ``float()``).
-SIGNALS = {"success": "bool", "collision": "bool", "progress": "float"}
+#: The ``info`` values the spec's reward terms read: (key, "bool" or "float", the first
+#: term reading it). A bool may be any number that is 0 or 1: the core reads each with
+#: ``float()``.
+INFO_KEYS: tuple[tuple[str, str, str], ...] = (("collision", "bool", "crash"),)
 DETERMINISM_STEPS = 8
 
 
@@ -86,7 +87,7 @@ class Report:
 
     def text(self) -> str:
         lines = [f"checking {self.backend} against the spec ({_layout()})"]
-        width = max(len(r.name) for r in self.results)
+        width = max((len(r.name) for r in self.results), default=0)
         for r in self.results:
             lines.append(f"{'PASS' if r.ok else 'FAIL'}  {r.name:<{width}}  {r.detail}")
         if self.reset_s and self.step_s:
@@ -152,7 +153,15 @@ def run(
 ) -> Report:
     """Run the checks (``only`` those named, in :data:`CHECKS` order) on ``backend``: a
     name for :func:`load_subject`, or a subject. The episode check runs at most ``steps``
-    steps (default: the spec's max_episode_steps, at most 200)."""
+    steps (default: the spec's max_episode_steps, at most 200).
+
+    Raises:
+        SimulatorMissingError: The backend imports its simulator lazily and it is missing.
+        ValueError: ``only`` names a check that does not exist.
+    """
+    unknown = sorted(set(only or ()) - set(CHECKS))
+    if unknown:
+        raise ValueError(f"no check named {unknown}; the checks are {list(CHECKS)}")
     subject = load_subject(backend) if isinstance(backend, str) else backend
     limit = steps if steps is not None else min(SPEC.env.max_episode_steps, 200)
     report = Report(subject.name)
@@ -162,10 +171,14 @@ def run(
             continue
         try:
             report.results.append(Result(name, True, check(subject, context)))
+        except SimulatorMissingError:
+            raise
         except Unimplemented as exc:
             report.results.append(Result(name, False, str(exc), exc.methods))
         except CheckFailed as exc:
             report.results.append(Result(name, False, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - whatever a backend raises is a finding
+            report.results.append(Result(name, False, f"raised {_describe(exc)}"))
     return report
 
 
@@ -173,17 +186,22 @@ def run(
 
 
 def _implemented(subject: Subject, context: Context) -> str:
-    """Every protocol method is called once; those raising NotImplementedError are named."""
+    """Every protocol method is called once; those raising NotImplementedError are named.
+    ``step`` is tried after ``reset`` unless reset failed for another reason."""
+    env = _make(subject, 0)
     missing: list[str] = []
-    with _instance(subject, 0) as env:
-        for method in METHODS[1:]:
-            args: tuple = (_controls()["low"],) if method == "step" else ()
-            kwargs = _reset_args(0, 0, 0) if method == "reset" else {}
-            with suppress(Exception):  # what else fails is the other checks' to say
-                try:
-                    getattr(env, method)(*args, **kwargs)
-                except NotImplementedError:
-                    missing.append(method)
+    for method in METHODS[1:]:
+        args: tuple = (_controls()["low"],) if method == "step" else ()
+        kwargs = _reset_args(0, 0, 0) if method == "reset" else {}
+        try:
+            getattr(env, method)(*args, **kwargs)
+        except NotImplementedError:
+            missing.append(method)
+        except SimulatorMissingError:
+            raise
+        except Exception:  # noqa: BLE001 - what else fails is the other checks' to say
+            if method == "reset":
+                break
     if missing:
         names = ", ".join(f"{type(env).__name__}.{m}" for m in missing)
         raise Unimplemented(
@@ -195,28 +213,27 @@ def _implemented(subject: Subject, context: Context) -> str:
 
 
 def _bounds(subject: Subject, context: Context) -> str:
-    expected_low = np.asarray(actions.CONTROL_LOW, np.float64)
-    expected_high = np.asarray(actions.CONTROL_HIGH, np.float64)
+    expected = {
+        "control_low": np.asarray(actions.CONTROL_LOW, np.float64),
+        "control_high": np.asarray(actions.CONTROL_HIGH, np.float64),
+    }
     with _instance(subject, 0) as env:
-        for name, expected in (
-            ("control_low", expected_low),
-            ("control_high", expected_high),
-        ):
+        for name, want in expected.items():
             if not hasattr(env, name):
                 raise CheckFailed(
                     f"{type(env).__name__} has no {name} (see backends/base.py)"
                 )
             value = np.asarray(getattr(env, name), np.float64)
-            if value.shape != expected.shape:
+            if value.shape != want.shape:
                 raise CheckFailed(
                     f"{name} has shape {list(value.shape)}; the spec's controls have "
-                    f"{list(expected.shape)} channel(s)"
+                    f"{list(want.shape)} channel(s)"
                 )
-            off = np.flatnonzero(~np.isclose(value, expected, rtol=1e-5, atol=1e-6))
+            off = np.flatnonzero(~np.isclose(value, want, rtol=1e-5, atol=1e-6))
             if off.size:
                 i = int(off[0])
                 raise CheckFailed(
-                    f"{name}[{i}] is {value[i]:g}, the spec's is {expected[i]:g}: the core "
+                    f"{name}[{i}] is {value[i]:g}, the spec's is {want[i]:g}: the core "
                     f"maps actions to {_bounds_text()}"
                 )
     return f"control bounds {_bounds_text()}, as the spec's"
@@ -224,8 +241,6 @@ def _bounds(subject: Subject, context: Context) -> str:
 
 def _tasks(subject: Subject, context: Context) -> str:
     tasks = _call_tasks(subject)
-    if not tasks:
-        raise CheckFailed("tasks() returned no task")
     for position, task in enumerate(tasks):
         task_id = getattr(task, "task_id", None)
         if task_id != position:
@@ -238,26 +253,24 @@ def _tasks(subject: Subject, context: Context) -> str:
                 f"task {position}: description {description!r} is not text"
             )
         states = getattr(task, "num_states", None)
-        if not isinstance(states, int) or states < 1:
+        if not isinstance(states, int | np.integer) or states < 1:
             raise CheckFailed(
                 f"task {position}: num_states {states!r} is not a count >= 1"
             )
-    states = sum(t.num_states for t in tasks)
+    states = sum(int(t.num_states) for t in tasks)
     return f"{len(tasks)} task(s), {states} initial state(s)"
 
 
 def _reset(subject: Subject, context: Context) -> str:
     seed = context.seed
-    tasks = _call_tasks(subject)
-    last = tasks[-1]
-    cases = [(seed, 0, 0), (seed + 7, last.task_id, last.num_states - 1)]
+    last = _call_tasks(subject)[-1]
+    cases = [(seed, 0, 0), (seed + 7, int(last.task_id), int(last.num_states) - 1)]
     with _instance(subject, 0) as env:
         for args in cases:
-            obs, info = _pair(_call(env, "reset", **_reset_args(*args)), "reset")
-            _check_obs(
-                obs, f"reset(seed={args[0]}, task_id={args[1]}, state_id={args[2]})"
-            )
-            _check_info(info, "reset", needs_ego=actions.MAPPING == "controller")
+            where = f"reset(seed={args[0]}, task_id={args[1]}, state_id={args[2]})"
+            obs, info = _pair(_call(env, "reset", **_reset_args(*args)), where)
+            _check_obs(obs, where)
+            _check_info(info, where)
     return "observation and info as the spec lays them out, first and last task"
 
 
@@ -266,10 +279,10 @@ def _step(subject: Subject, context: Context) -> str:
     with _instance(subject, 0) as env:
         _call(env, "reset", **_reset_args(seed, 0, 0))
         for kind, control in _controls(seed).items():
-            obs, reward, terminated, truncated, info = _five(
-                _call(env, "step", control), f"step({kind} control)"
-            )
             where = f"step({kind} control)"
+            obs, reward, terminated, truncated, info = _five(
+                _call(env, "step", control), where
+            )
             _check_obs(obs, where)
             _check_reward(reward, where)
             for flag, value in (("terminated", terminated), ("truncated", truncated)):
@@ -277,7 +290,7 @@ def _step(subject: Subject, context: Context) -> str:
                     raise CheckFailed(
                         f"{where}: {flag} is {type(value).__name__} {value!r}, not a bool"
                     )
-            _check_info(info, where, needs_ego=actions.MAPPING == "controller")
+            _check_info(info, where)
             if terminated or truncated:
                 _call(env, "reset", **_reset_args(seed, 0, 0))
     kinds = ", ".join(_controls())
@@ -285,68 +298,70 @@ def _step(subject: Subject, context: Context) -> str:
 
 
 def _signals(subject: Subject, context: Context) -> str:
-    seed = context.seed
-    needed = _info_keys()
-    if not needed:
+    if not INFO_KEYS:
         return "no reward term reads info"
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(context.seed)
     with _instance(subject, 0) as env:
-        _call(env, "reset", **_reset_args(seed, 0, 0))
+        _call(env, "reset", **_reset_args(context.seed, 0, 0))
         for step in range(1, 4):
-            _, _, terminated, truncated, info = _five(
-                _call(env, "step", _random_control(rng)), "step"
-            )
-            for key, (kind, term) in needed.items():
-                where = f"step {step}: info[{key!r}], which reward term {term!r} reads,"
-                if not isinstance(info, dict) or key not in info:
-                    keys = sorted(info) if isinstance(info, dict) else info
-                    raise CheckFailed(f"{where} is missing (info has {keys})")
-                value = info[key]
-                try:
-                    number = float(value)
-                except (TypeError, ValueError):
-                    raise CheckFailed(f"{where} is {value!r}, not a number") from None
-                if not math.isfinite(number):
-                    raise CheckFailed(f"{where} is {number}")
-                if kind == "bool" and number not in (0.0, 1.0):
-                    raise CheckFailed(f"{where} is {value!r}, not a bool (or 0/1)")
-            if terminated or truncated:
-                _call(env, "reset", **_reset_args(seed, 0, 0))
-    return (
-        ", ".join(f"{key} ({kind})" for key, (kind, _) in needed.items())
-        + " in every info"
-    )
+            out = _five(_call(env, "step", _random_control(rng)), f"step {step}")
+            _check_signals(out[4], f"step {step}")
+            if out[2] or out[3]:
+                _call(env, "reset", **_reset_args(context.seed, 0, 0))
+    return ", ".join(f"{key} ({kind})" for key, kind, _ in INFO_KEYS) + " in every info"
 
 
 def _episode(subject: Subject, context: Context) -> str:
-    seed, limit, report = context.seed, context.steps, context.report
+    """An episode of random controls to its end (or ``steps``), every observation and
+    ``info`` checked, then a reset and a step after it; a camera that shows one flat value
+    in every frame of it fails (a renderer that draws nothing)."""
+    seed, report = context.seed, context.report
     rng = np.random.default_rng(seed)
+    flat = {cam.name: True for cam in SPEC.env.cameras}
     with _instance(subject, 0) as env:
-        report.reset_s.append(_timed(env, _reset_args(seed, 0, 0)))
+        start = time.perf_counter()
+        obs, _ = _pair(_call(env, "reset", **_reset_args(seed, 0, 0)), "reset")
+        report.reset_s.append(time.perf_counter() - start)
+        _check_obs(obs, "reset")
+        _note_flat(flat, obs)
         ended = None
-        for step in range(1, limit + 1):
-            out = _five(_timed_step(report, env, _random_control(rng)), f"step {step}")
+        for step in range(1, context.steps + 1):
+            start = time.perf_counter()
+            out = _five(_call(env, "step", _random_control(rng)), f"step {step}")
+            report.step_s.append(time.perf_counter() - start)
+            _check_obs(out[0], f"step {step}")
+            _check_signals(out[4], f"step {step}")
+            _note_flat(flat, out[0])
             if out[2] or out[3]:
                 ended = (step, "terminated" if out[2] else "truncated")
                 break
-        report.reset_s.append(_timed(env, _reset_args(seed + 1, 0, 0)))
-        _five(
-            _timed_step(report, env, _random_control(rng)),
-            "the first step after a reset",
+        start = time.perf_counter()
+        obs, _ = _pair(
+            _call(env, "reset", **_reset_args(seed + 1, 0, 0)), "reset after the end"
+        )
+        report.reset_s.append(time.perf_counter() - start)
+        _check_obs(obs, "the reset after the end")
+        out = _five(
+            _call(env, "step", _random_control(rng)), "the first step after a reset"
+        )
+        _check_obs(out[0], "the first step after a reset")
+    blank = [name for name, always in flat.items() if always]
+    if blank:
+        raise CheckFailed(
+            f"camera {blank[0]!r} showed one flat value in every frame of the episode: "
+            "is the renderer drawing?"
         )
     if ended is None:
         return (
-            f"no end in {limit} random steps (the core truncates at max_episode_steps, "
-            f"{SPEC.env.max_episode_steps}); reset and step again after it"
+            f"no end in {context.steps} random steps (the core truncates at "
+            f"max_episode_steps, {SPEC.env.max_episode_steps}); reset and step again after it"
         )
     return f"{ended[1]} at step {ended[0]}; reset and stepped again after it"
 
 
 def _determinism(subject: Subject, context: Context) -> str:
     seed = context.seed
-    first = _trace(subject, seed)
-    second = _trace(subject, seed)
-    difference = _difference(first, second)
+    difference = _difference(_record(subject, seed), _record(subject, seed))
     if difference:
         raise CheckFailed(
             f"two instances given reset(seed={seed}) and the same controls differ: "
@@ -356,35 +371,23 @@ def _determinism(subject: Subject, context: Context) -> str:
 
 
 def _isolation(subject: Subject, context: Context) -> str:
-    """Resetting one instance mid-episode leaves another instance of the same process
-    exactly as it would be alone (the core resets envs one at a time)."""
+    """Stepping and resetting another instance in the same process leaves this one exactly
+    as it is alone (the core resets envs one at a time, whenever each ends)."""
     seed = context.seed
     if _own_process():
         return (
             "not needed: each env has a worker process of its own "
             f"(env.workers {SPEC.env.workers} >= env.num_envs {SPEC.env.num_envs})"
         )
-    alone = _trace(subject, seed, index=1)
-    if _difference(alone, _trace(subject, seed, index=1)):
+    alone = _record(subject, seed, index=1)
+    if _difference(alone, _record(subject, seed, index=1)):
         raise CheckFailed(
             "cannot tell: one instance alone does not repeat (see determinism)"
         )
-    with _instance(subject, 0) as other, _instance(subject, 1) as env:
+    with _instance(subject, 0) as other:
         _call(other, "reset", **_reset_args(seed + 5, 0, 0))
-        trace = _Trace()
-        rng = np.random.default_rng(seed)
-        trace.add(
-            "reset", _pair(_call(env, "reset", **_reset_args(seed, 0, 0)), "reset")[0]
-        )
-        for step in range(DETERMINISM_STEPS):
-            control = _random_control(rng)
-            trace.add(
-                f"step {step + 1}", *_five(_call(env, "step", control), "step")[:4]
-            )
-            if step == DETERMINISM_STEPS // 2:
-                _call(other, "reset", **_reset_args(seed + 6, 0, 0))
-            _call(other, "step", control)
-    difference = _difference(alone, trace)
+        beside = _record(subject, seed, index=1, other=other)
+    difference = _difference(alone, beside)
     if difference:
         raise CheckFailed(
             "stepping and resetting another instance in the same process changed this "
@@ -395,22 +398,15 @@ def _isolation(subject: Subject, context: Context) -> str:
 
 
 def _close(subject: Subject, context: Context) -> str:
-    seed = context.seed
     env = _make(subject, 0)
-    _call(env, "reset", **_reset_args(seed, 0, 0))
+    _call(env, "reset", **_reset_args(context.seed, 0, 0))
     _call(env, "close")
     return "close() after a reset returns"
 
 
 def _workers(subject: Subject, context: Context) -> str:
-    """The backend builds, resets and steps in a spawned process: what the env pool (and
+    """The backend builds, resets and steps in spawned processes: what the env pool (and
     every framework's env worker) does; the class must import there anew."""
-    seed = context.seed
-    if context.report.unimplemented:
-        names = ", ".join(context.report.unimplemented)
-        raise Unimplemented(
-            tuple(context.report.unimplemented), f"needs {names}, not implemented yet"
-        )
     workers = 2 if _own_process() else 1
     try:
         pool = SubprocessVector(subject.make, 2, workers, check_every_step=True)
@@ -418,9 +414,12 @@ def _workers(subject: Subject, context: Context) -> str:
         raise CheckFailed(
             f"a spawned worker could not build the backend: {exc}"
         ) from exc
+    seed = context.seed
     try:
         pool.reset(np.arange(2), [(seed, 0, 0), (seed + 1, 0, 0)])
         low = _controls()["low"]
+        pool.step(np.stack([low, low]), np.ones(2, bool))
+        pool.reset(np.arange(1), [(seed + 2, 0, 0)])  # one env alone, as the core does
         pool.step(np.stack([low, low]), np.ones(2, bool))
     except Exception as exc:  # reported, whatever failed
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -428,7 +427,7 @@ def _workers(subject: Subject, context: Context) -> str:
     finally:
         pool.close()
     where = "2 spawned worker processes" if workers == 2 else "a spawned worker process"
-    return f"2 envs in {where}: built, reset and stepped"
+    return f"2 envs in {where}: built, reset (together and alone) and stepped"
 
 
 #: Each check by name, in the order they run.
@@ -463,6 +462,8 @@ def _instance(subject: Subject, index: int) -> Iterator[Backend]:
 def _make(subject: Subject, index: int) -> Backend:
     try:
         return subject.make(index)
+    except SimulatorMissingError:
+        raise
     except NotImplementedError as exc:
         raise Unimplemented(
             ("__init__",), f"__init__ is not implemented yet: {exc}"
@@ -474,6 +475,8 @@ def _make(subject: Subject, index: int) -> Backend:
 def _call(env: Backend, method: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return getattr(env, method)(*args, **kwargs)
+    except SimulatorMissingError:
+        raise
     except NotImplementedError as exc:
         raise Unimplemented(
             (method,), f"needs {type(env).__name__}.{method}, not implemented yet"
@@ -486,22 +489,12 @@ def _call(env: Backend, method: str, *args: Any, **kwargs: Any) -> Any:
 
 def _call_tasks(subject: Subject) -> tuple[Task, ...]:
     try:
-        return tuple(subject.tasks())
+        tasks = tuple(subject.tasks())
     except Exception as exc:  # reported, whatever failed
         raise CheckFailed(f"tasks() raised {_describe(exc)}") from exc
-
-
-def _timed(env: Backend, reset_args: dict[str, int]) -> float:
-    start = time.perf_counter()
-    _call(env, "reset", **reset_args)
-    return time.perf_counter() - start
-
-
-def _timed_step(report: Report, env: Backend, control: np.ndarray) -> Any:
-    start = time.perf_counter()
-    out = _call(env, "step", control)
-    report.step_s.append(time.perf_counter() - start)
-    return out
+    if not tasks:
+        raise CheckFailed("tasks() returned no task")
+    return tasks
 
 
 def _describe(exc: BaseException) -> str:
@@ -538,13 +531,13 @@ def _check_obs(obs: Any, where: str) -> None:
         observations.check_obs(obs, 0)
     except observations.ObservationError as exc:
         raise CheckFailed(f"{where}: {str(exc).removeprefix('env 0: ')}") from None
-    for cam in SPEC.env.cameras:
-        image = np.asarray(obs[cam.name])
-        if image.size and (image == image.flat[0]).all():
-            raise CheckFailed(
-                f"{where}: camera {cam.name!r} is one flat value ({image.flat[0]}) "
-                "everywhere: is the renderer drawing?"
-            )
+
+
+def _note_flat(flat: dict[str, bool], obs: dict) -> None:
+    for name, still in flat.items():
+        if still:
+            image = np.asarray(obs[name])
+            flat[name] = bool(image.size == 0 or (image == image.flat[0]).all())
 
 
 def _check_reward(reward: Any, where: str) -> None:
@@ -558,21 +551,42 @@ def _check_reward(reward: Any, where: str) -> None:
         raise CheckFailed(f"{where}: reward is {reward}")
 
 
-def _check_info(info: Any, where: str, *, needs_ego: bool) -> None:
+def _check_info(info: Any, where: str) -> None:
     if not isinstance(info, dict):
         raise CheckFailed(f"{where}: info is {type(info).__name__}, not a dict")
-    if not needs_ego:
+    if actions.MAPPING != "controller":
         return
     if "ego" not in info:
         raise CheckFailed(
             f"{where}: info lacks 'ego' = (x, y, yaw, speed), which the waypoint controller "
             f"tracks from (info has {sorted(info)})"
         )
-    ego = np.asarray(info["ego"], np.float64)
+    try:
+        ego = np.asarray(info["ego"], np.float64)
+    except (TypeError, ValueError):
+        ego = np.zeros(0)
     if ego.shape != (4,) or not np.isfinite(ego).all():
         raise CheckFailed(
             f"{where}: info['ego'] is {info['ego']!r}, not 4 finite numbers"
         )
+
+
+def _check_signals(info: Any, where: str) -> None:
+    """The ``info`` values the reward terms read: present, numbers, 0 or 1 where a bool."""
+    _check_info(info, where)
+    for key, kind, term in INFO_KEYS:
+        said = f"{where}: info[{key!r}], which reward term {term!r} reads,"
+        if key not in info:
+            raise CheckFailed(f"{said} is missing (info has {sorted(info)})")
+        value = info[key]
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise CheckFailed(f"{said} is {value!r}, not a number") from None
+        if not math.isfinite(number):
+            raise CheckFailed(f"{said} is {number}")
+        if kind == "bool" and number not in (0.0, 1.0):
+            raise CheckFailed(f"{said} is {value!r}, not a bool (or 0/1)")
 
 
 def _own_process() -> bool:
@@ -581,50 +595,40 @@ def _own_process() -> bool:
     return SPEC.env.workers >= SPEC.env.num_envs
 
 
-def _info_keys() -> dict[str, tuple[str, str]]:
-    """info key → (the type it takes, the first reward term reading it)."""
-    keys: dict[str, tuple[str, str]] = {}
-    for term in rewards.TERMS:
-        if term.source in SIGNALS:
-            keys.setdefault(term.source, (SIGNALS[term.source], term.name))
-        elif term.source == "info":
-            keys.setdefault(term.key, ("float", term.name))
-    return keys
+def _spec_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """The control bounds, broadcast to the control's shape."""
+    shape = actions.CONTROL_SHAPE
+    low = np.broadcast_to(np.asarray(actions.CONTROL_LOW, np.float64), shape)
+    return low, np.broadcast_to(np.asarray(actions.CONTROL_HIGH, np.float64), shape)
 
 
 def _controls(seed: int = 0) -> dict[str, np.ndarray]:
     """One control of each kind the spec's bounds allow: both ends, the middle, random."""
-    low = np.broadcast_to(
-        np.asarray(actions.CONTROL_LOW, np.float64), actions.CONTROL_SHAPE
-    )
-    high = np.broadcast_to(
-        np.asarray(actions.CONTROL_HIGH, np.float64), actions.CONTROL_SHAPE
-    )
-    rng = np.random.default_rng(seed)
+    low, high = _spec_bounds()
     kinds = {"low": low, "high": high, "middle": (low + high) / 2}
-    kinds["random"] = rng.uniform(low, high)
+    kinds["random"] = np.random.default_rng(seed).uniform(low, high)
     return {kind: _as_control(value) for kind, value in kinds.items()}
 
 
 def _random_control(rng: np.random.Generator) -> np.ndarray:
-    low = np.broadcast_to(
-        np.asarray(actions.CONTROL_LOW, np.float64), actions.CONTROL_SHAPE
-    )
-    high = np.broadcast_to(
-        np.asarray(actions.CONTROL_HIGH, np.float64), actions.CONTROL_SHAPE
-    )
-    return _as_control(rng.uniform(low, high))
+    return _as_control(rng.uniform(*_spec_bounds()))
 
 
 def _as_control(value: np.ndarray) -> np.ndarray:
-    """In the dtype the core hands the backend: choice indices for discrete actions."""
+    """As the core hands it to the backend: choice indices for discrete actions, the
+    gripper channel at one of its bounds."""
     if actions.MAPPING == "discrete":
         return np.rint(value).astype(np.int64)
-    return np.asarray(value, np.float32)
+    control = np.array(value, np.float32)
+    if actions.MAPPING == "gripper":
+        low, high = (bound[..., -1] for bound in _spec_bounds())
+        control[..., -1] = np.where(control[..., -1] >= (low + high) / 2, high, low)
+    return control
 
 
-class _Trace:
-    """What an instance returned, step by step, for comparison."""
+class _Recording:
+    """What an instance returned, call by call: observations, rewards, flags and the info
+    values the reward terms and the controller read."""
 
     def __init__(self) -> None:
         self.entries: list[tuple[str, dict[str, Any]]] = []
@@ -633,43 +637,84 @@ class _Trace:
         values = (
             {f"obs[{k!r}]": v for k, v in obs.items()} if isinstance(obs, dict) else {}
         )
-        for name, value in zip(
-            ("reward", "terminated", "truncated"), rest, strict=False
-        ):
-            values[name] = value
+        names = ("reward", "terminated", "truncated", "info")
+        for name, value in zip(names, rest, strict=False):
+            if name != "info":
+                values[name] = value
+            elif isinstance(value, dict):
+                for key in [k for k, _, _ in INFO_KEYS] + ["ego"]:
+                    values[f"info[{key!r}]"] = value.get(key, _MISSING)
         self.entries.append((where, values))
 
 
-def _trace(subject: Subject, seed: int, index: int = 0) -> _Trace:
-    trace = _Trace()
+_MISSING = "<missing>"
+
+
+def _record(
+    subject: Subject, seed: int, index: int = 0, other: Backend | None = None
+) -> _Recording:
+    """Reset a fresh instance ``index`` with ``seed`` and step it with seeded random
+    controls until its episode ends; ``other``, an instance beside it, is stepped with the
+    same controls after each step and reset midway and whenever its own episode ends."""
+    recording = _Recording()
     rng = np.random.default_rng(seed)
     with _instance(subject, index) as env:
-        trace.add(
+        recording.add(
             "reset", _pair(_call(env, "reset", **_reset_args(seed, 0, 0)), "reset")[0]
         )
-        for step in range(DETERMINISM_STEPS):
-            out = _five(_call(env, "step", _random_control(rng)), "step")
-            trace.add(f"step {step + 1}", *out[:4])
+        for step in range(1, DETERMINISM_STEPS + 1):
+            control = _random_control(rng)
+            out = _five(_call(env, "step", control), f"step {step}")
+            recording.add(f"step {step}", *out)
+            if other is not None:
+                ended = _five(
+                    _call(other, "step", control), "the other instance's step"
+                )
+                if step == DETERMINISM_STEPS // 2 or ended[2] or ended[3]:
+                    _call(other, "reset", **_reset_args(seed + 6 + step, 0, 0))
             if out[2] or out[3]:
                 break
-    return trace
+    return recording
 
 
-def _difference(a: _Trace, b: _Trace) -> str | None:
-    """Where two traces first differ, with the values there; ``None`` if they agree."""
+def _difference(a: _Recording, b: _Recording) -> str | None:
+    """Where two recordings first differ, with the values there; ``None`` if they agree."""
     for (where, left), (_, right) in zip(a.entries, b.entries, strict=False):
         for name in sorted(left.keys() | right.keys()):
-            x, y = np.asarray(left.get(name)), np.asarray(right.get(name))
-            if x.shape != y.shape or x.dtype != y.dtype:
-                return f"after {where}, {name} is {x.dtype} {list(x.shape)} vs {y.dtype} {list(y.shape)}"
-            unequal = np.argwhere(x != y) if x.ndim else ([()] if x != y else [])
-            if len(unequal):
-                at = tuple(int(i) for i in unequal[0])
-                index = f"[{', '.join(map(str, at))}]" if at else ""
-                return f"after {where}, {name}{index} is {x[at].tolist()!r} vs {y[at].tolist()!r}"
+            found = _unequal(left.get(name, _MISSING), right.get(name, _MISSING))
+            if found:
+                return f"after {where}, {name}{found}"
     if len(a.entries) != len(b.entries):
-        return f"one episode ended after {len(a.entries) - 1} steps, the other after {len(b.entries) - 1}"
+        return (
+            f"one episode ended after {len(a.entries) - 1} steps, the other after "
+            f"{len(b.entries) - 1}"
+        )
     return None
+
+
+def _unequal(x: Any, y: Any) -> str | None:
+    """How ``x`` and ``y`` differ (`` is 3 vs 4``, ``[2, 5] is 17 vs 203``), or ``None``."""
+    if isinstance(x, str) or isinstance(y, str):  # text, or a value missing from one
+        same = isinstance(x, str) and isinstance(y, str) and x == y
+        return None if same else f" is {_short(x)} vs {_short(y)}"
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return f" is {x.dtype} {list(x.shape)} vs {y.dtype} {list(y.shape)}"
+    same = x == y
+    if x.dtype.kind in "fc":
+        same |= np.isnan(x) & np.isnan(y)
+    if np.all(same):
+        return None
+    at = tuple(int(i) for i in np.argwhere(~np.asarray(same))[0]) if x.ndim else ()
+    index = f"[{', '.join(map(str, at))}]" if at else ""
+    return f"{index} is {x[at].tolist()!r} vs {y[at].tolist()!r}"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    array = np.asarray(value)
+    return f"{array.dtype} {list(array.shape)}" if array.ndim else repr(array.tolist())
 
 
 def _layout() -> str:
@@ -708,11 +753,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        subject = load_subject(args.backend)
+        report = run(args.backend, steps=args.steps, seed=args.seed)
     except (SimulatorMissingError, ValueError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    report = run(subject, steps=args.steps, seed=args.seed)
+    except Exception as exc:  # noqa: BLE001 - importing the user's module may raise anything
+        print(
+            f"{parser.prog}: error: loading {args.backend!r}: {_describe(exc)}",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
     print(report.text())
     return 0 if report.ok else 1
 

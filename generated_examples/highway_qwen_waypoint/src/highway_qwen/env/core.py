@@ -76,6 +76,7 @@ class VecEnv:
         self.over = np.zeros(
             n, bool
         )  # finished and waiting for reset (auto_reset=False)
+        self.closed = False
         self._controller = make_controller(n)
 
     # -- episodes ------------------------------------------------------------------------
@@ -179,7 +180,10 @@ class VecEnv:
         return self._finish(finished, reward, terminated, truncated, terms, final_info)
 
     def close(self) -> None:
-        """Close the backends (and the worker processes, if any)."""
+        """Close the backends (and the worker processes, if any), once."""
+        if self.closed:
+            return
+        self.closed = True
         self.vector.close()
         if self.recorder is not None:
             self.recorder.close()
