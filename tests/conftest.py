@@ -270,6 +270,9 @@ def verl_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# The compiled-template cache of every vlagen run the suite makes, in one folder of its own.
+os.environ.setdefault("VLAGEN_CACHE_DIR", tempfile.mkdtemp(prefix="vlagen-cache-"))
+
 # `import siirl` (the siiRL target's tests) adds a log file sink under ./siirl_logs otherwise.
 os.environ.setdefault("SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs"))
 

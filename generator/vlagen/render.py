@@ -16,6 +16,7 @@ import jinja2
 from .literals import docstring, md_text, py_literal, quoted, toml_literal, yaml_document
 from .plan import Plan, templates_root
 from .provenance import header_lines
+from .templatecache import bytecode_cache
 from .tree import File, FileTree, Mode
 
 __all__ = ["provenance_header", "render_plan", "templates_root"]
@@ -33,15 +34,22 @@ FILTERS = {
 _HASH_COMMENT = {".py", ".toml", ".yaml", ".yml", ".sh", ".cfg", ".txt", ""}
 
 
+#: The environment's settings that change what a template compiles to.
+SETTINGS = {
+    "autoescape": False,
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+}
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_root()),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=bytecode_cache(tuple(sorted(SETTINGS.items()))),
+        **SETTINGS,
     )
     env.filters.update(FILTERS)
     return env
