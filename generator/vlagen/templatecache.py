@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import suppress
 from pathlib import Path
 
 import jinja2
@@ -34,10 +35,8 @@ class _Quiet(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: Bucket) -> None:
-        try:
+        with suppress(OSError):
             super().dump_bytecode(bucket)
-        except OSError:
-            pass
 
 
 def bytecode_cache(settings: tuple) -> jinja2.BytecodeCache | None:
