@@ -14,7 +14,7 @@ from .presets import (
     Vehicle,
     preset_gymnasium,
 )
-from .spec import Env, Gymnasium, WaypointAction
+from .spec import Env, Gymnasium, WaypointAction, scaffold_path
 
 __all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
 
@@ -192,7 +192,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
     """The plan of a resolved env; ``chunk`` is the model's steps per decision and
     ``package`` the generated package's import name."""
     preset, action = PRESETS[env.preset], env.action
-    module, _, name = (env.backend_class or "").partition(":")
+    name = (env.backend_class or "").partition(":")[2]
     vehicle = None
     if isinstance(action, WaypointAction):
         low, high = action.bounds
@@ -229,7 +229,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         video_format=env.video.format if env.video else None,
         info_reads=_info_reads(env),
         backend_class=name or None,
-        scaffold=module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None,
+        scaffold=scaffold_path(env.backend_class, package),
     )
 
 

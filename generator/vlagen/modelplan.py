@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
-from .spec import Lora, Model, Spec
+from .spec import Lora, Model, Spec, scaffold_path
 
 __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 
@@ -108,9 +108,6 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     model = spec.model
     family = FAMILIES[model.family]
     module, _, name = (model.class_path or "").partition(":")
-    scaffold = None
-    if module.startswith(f"{package}."):
-        scaffold = module.replace(".", "/") + ".py"
     state_dim = (spec.env.state_dim or 0) if model.use_state else 0
     mean, std = model.image_mean, model.image_std
     return ModelPlan(
@@ -132,5 +129,5 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         lora=model.lora,
         custom_module=module or None,
         custom_class=name or None,
-        scaffold=scaffold,
+        scaffold=scaffold_path(model.class_path, package),
     )

@@ -181,6 +181,15 @@ Pixels = Annotated[int, Field(ge=1, le=8192)]  # 8K; cameras are 64-1080, VLAs t
 Gain = Annotated[float, Field(ge=-1000.0, le=1000.0)]
 Metres = Annotated[float, Field(ge=-10_000.0, le=10_000.0)]
 ClassPath = Annotated[str, AfterValidator(_class_path)]
+
+
+def scaffold_path(class_path: str | None, package: str) -> str | None:
+    """The package-relative file vlagen starts for a ``module:Class`` inside ``package``
+    (``pkg/sim.py``), or ``None`` for a class outside it (or none)."""
+    module = (class_path or "").partition(":")[0]
+    return module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None
+
+
 Framework = Literal[framework_names()]  # type: ignore[valid-type]
 
 
