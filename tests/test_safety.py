@@ -29,7 +29,7 @@ from vlagen.errors import Issue, OutputError, SpecError, UsageError
 from vlagen.literals import md_text
 from vlagen.load import LoadedSpec, load_spec_text
 from vlagen.manifest import Manifest
-from vlagen.plan import MANIFEST_PATH
+from vlagen.paths import MANIFEST_PATH
 from vlagen.spec import Spec
 from vlagen.tree import File, FileTree, safe_relpath
 

@@ -13,7 +13,7 @@ import pytest
 from vlagen import outdir, sync
 from vlagen.errors import ConflictError, OutputError
 from vlagen.manifest import FileRecord, Manifest
-from vlagen.plan import BASE_DIR, MANIFEST_PATH
+from vlagen.paths import BASE_DIR, MANIFEST_PATH
 from vlagen.sync import Action, apply_changes, compare
 from vlagen.tree import File, FileTree, Mode
 

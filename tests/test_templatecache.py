@@ -7,7 +7,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from vlagen.templatecache import CACHE_ENV, bytecode_cache
+from vlagen.templatecache import bytecode_cache
+from vlagen.usercache import CACHE_ENV
 
 SETTINGS = (("trim_blocks", True),)
 

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConflictError, UsageError
+from .fingerprint import inputs_digest, remember
 from .formatting import format_tree, ruff_version
 from .load import load_spec
 from .manifest import Manifest
-from .plan import MANIFEST_PATH, Plan, make_plan
+from .paths import MANIFEST_PATH
+from .plan import Plan, make_plan
 from .render import render_plan
 from .spec import Spec
 from .sync import Action, Change, apply_changes, compare, refuse
@@ -36,7 +38,9 @@ def generate(spec: Spec, text: str | None = None) -> Output:
     sets are written there as plain YAML."""
     plan = make_plan(spec, text)
     tree = format_tree(render_plan(plan))
-    return Output(plan, tree, Manifest.for_tree(tree, plan, ruff_version()))
+    manifest = Manifest.for_tree(tree, plan, ruff_version())
+    remember(inputs_digest(plan.spec_text), manifest.to_bytes())
+    return Output(plan, tree, manifest)
 
 
 def changes_for(

@@ -114,10 +114,24 @@ def _load(spec_path: Path, out_dir: Path | None):
 
 def _default_output(spec_path: Path, project: str) -> Path:
     """The package the spec sits in (its ``vlagen.yaml``), else ``./<project name>``."""
-    from .plan import MANIFEST_PATH
+    return _package_of(spec_path) or Path(project)
+
+
+def _package_of(spec_path: Path) -> Path | None:
+    """The vlagen output ``spec_path`` sits in, if it sits in one."""
+    from .paths import MANIFEST_PATH
 
     here = spec_path.parent
-    return here if (here / MANIFEST_PATH).is_file() else Path(project)
+    return here if (here / MANIFEST_PATH).is_file() else None
+
+
+def _up_to_date(spec_path: Path, out_dir: Path | None) -> bool:
+    """Whether the output is known to be exactly what the spec generates without
+    regenerating it (see :mod:`vlagen.fingerprint`); False means "regenerate and compare"."""
+    from .fingerprint import is_up_to_date
+
+    out_dir = out_dir or _package_of(spec_path)
+    return out_dir is not None and is_up_to_date(spec_path, out_dir)
 
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
@@ -214,6 +228,8 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
     """Show what `vlagen regen` would change in the package; exit 1 if anything, or if regen
     would stop at a conflict (named on stderr). Your edits to generated files are not
     differences: regen keeps them (`vlagen check` lists them)."""
+    if _up_to_date(spec, out_dir):
+        return
     from .api import changes_for, require_output
     from .sync import NEEDS_USER, line_counts, unified_diff
 
@@ -252,6 +268,8 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
 @output_option
 def check(spec: Path, out_dir: Path | None) -> None:
     """Exit 1, listing the files, if the output is stale or holds an edit; else silent."""
+    if _up_to_date(spec, out_dir):
+        return
     from .api import check as check_output
 
     output, out_dir = _load(spec, out_dir)
@@ -297,7 +315,7 @@ def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) ->
     """
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
-    from .render import templates_root
+    from .paths import templates_root
     from .spec import SCHEMA_FILE, json_schema
 
     if path.name == SCHEMA_FILE:

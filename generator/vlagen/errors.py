@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "ConflictError",
@@ -18,6 +19,7 @@ __all__ = [
     "UsageError",
     "UserError",
     "VlagenError",
+    "short_repr",
 ]
 
 KeyPath = tuple[str | int, ...]
@@ -93,3 +95,12 @@ class SpecError(UserError):
             f"{self.path}:{i.line or 1}:{i.column or 1}: {i.dotted}: {i.message}"
             for i in self.issues
         )
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (and safe for any value)."""
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is still shown as its type
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -2,18 +2,21 @@
 
 One ruff process formats the whole tree (a process per file would cost more than rendering).
 The tree's own ``pyproject.toml`` travels with it, so ruff reads the same settings the user's
-checkout will.
+checkout will. What ruff made of a file is kept in the user's cache (:mod:`vlagen.usercache`),
+keyed by ruff's version, the tree's ruff settings, the file's path and its text: a file
+rendered as before is not formatted again, and a run where every file was seen before starts
+no ruff at all.
 """
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from ruff.__main__ import find_ruff_bin
-
+from . import usercache
 from .errors import VlagenError
 from .tree import File, FileTree
 
@@ -27,9 +30,35 @@ def format_tree(tree: FileTree) -> FileTree:
     python = [p for p in tree if p.endswith(".py")]
     if not python:
         return tree
+    configs = [c for c in _CONFIG_FILES if c in tree]
+    settings = hashlib.sha256()
+    for name in configs:
+        settings.update(b"%s %d\n%s" % (name.encode(), len(tree[name].content), tree[name].content))
+    cache = usercache.folder(f"ruff-{ruff_version()}")
+    keys = {p: _key(settings.hexdigest(), p, tree[p].content) for p in python}
+    formatted = {p: usercache.read(cache, keys[p]) for p in python}
+    missing = [p for p, content in formatted.items() if content is None]
+    if missing:
+        fresh = _ruff_format(tree, missing, configs)
+        for path in missing:
+            usercache.write(cache, keys[path], fresh[path])
+        formatted.update(fresh)
+    return tree.replace({p: File(formatted[p], tree[p].mode, tree[p].executable) for p in python})
+
+
+def _key(settings: str, path: str, content: bytes) -> str:
+    """The cache key of ``content`` at ``path`` under the ruff settings hashing to ``settings``."""
+    head = f"{settings}\n{path} {len(content)}\n".encode()
+    return hashlib.sha256(head + content).hexdigest()
+
+
+def _ruff_format(tree: FileTree, python: list[str], configs: list[str]) -> dict[str, bytes]:
+    """``python``'s files of ``tree`` formatted by one ruff process, beside ``configs``."""
+    from ruff.__main__ import find_ruff_bin
+
     with tempfile.TemporaryDirectory(prefix="vlagen-format-") as tmp:
         root = Path(tmp)
-        for path in [*python, *(c for c in _CONFIG_FILES if c in tree)]:
+        for path in [*python, *configs]:
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(tree[path].content)
         result = subprocess.run(
@@ -42,8 +71,7 @@ def format_tree(tree: FileTree) -> FileTree:
             raise VlagenError(
                 "ruff could not format the generated code (a template bug):\n" + result.stderr
             )
-        formatted = {p: (root / p).read_bytes() for p in python}
-    return tree.replace({p: File(formatted[p], tree[p].mode, tree[p].executable) for p in python})
+        return {p: (root / p).read_bytes() for p in python}
 
 
 def ruff_version() -> str:

@@ -15,9 +15,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ValidationError
 
 from .checks import check_spec, did_you_mean
-from .errors import Issue, KeyPath, SpecError
+from .errors import Issue, KeyPath, SpecError, short_repr
 from .spec import SCHEMA_VERSION, Spec
-from .yamlsource import MAX_BYTES, SourceMap, parse_yaml, short_repr
+from .yamlsource import MAX_BYTES, SourceMap, parse_yaml
 
 __all__ = ["LoadedSpec", "load_spec", "load_spec_text"]
 

@@ -7,13 +7,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import OutputError, UsageError
+from .errors import OutputError, UsageError, short_repr
 from .outdir import OutDir
-from .plan import MANIFEST_PATH, Plan
+from .paths import MANIFEST_PATH
 from .tree import FileTree, Mode, safe_relpath
-from .yamlsource import short_repr
+
+if TYPE_CHECKING:
+    from .plan import Plan
 
 __all__ = ["FileRecord", "Manifest"]
 
@@ -65,11 +67,17 @@ class Manifest:
             UsageError: if it exists but cannot be understood.
             OutputError: if it, or ``.vlagen``, is a symlink (``writing`` picks the wording).
         """
-        path = root / MANIFEST_PATH
         with OutDir(root, writing=writing) as out:
             raw = out.read(MANIFEST_PATH)
-        if raw is None:
-            return None
+        return None if raw is None else cls.from_bytes(raw, root / MANIFEST_PATH)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, path: Path) -> Manifest:
+        """The manifest in ``raw``, read from ``path`` (named in the error).
+
+        Raises:
+            UsageError: if it cannot be understood.
+        """
         try:
             return cls._parse(json.loads(raw.decode("utf-8")))
         except (ValueError, OutputError, RecursionError) as exc:

@@ -11,8 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from importlib.resources import files
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
@@ -22,22 +21,13 @@ from .distributions import distribution_name
 from .envplan import EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
+from .paths import templates_root
 from .provenance import SPEC_COPY, without_header
 from .spec import Spec
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
 
-
-def templates_root() -> Path:
-    """The installed ``templates/`` folder (shipped in the wheel as ``vlagen.templates``)."""
-    return Path(str(files("vlagen.templates")))
-
-
 __all__ = ["GENERATED_MODULES", "Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
-
-MANIFEST_PATH = ".vlagen/manifest.json"
-BASE_DIR = ".vlagen/base"  #: what vlagen last wrote, per content hash: the merge bases
-KEPT_DIR = ".vlagen/kept"  #: copies of the edits ``--force`` overwrote or deleted
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,13 @@ from pathlib import PurePosixPath
 import jinja2
 
 from .literals import docstring, md_text, py_literal, quoted, toml_literal, yaml_document
-from .plan import Plan, templates_root
+from .paths import templates_root
+from .plan import Plan
 from .provenance import header_lines
 from .templatecache import bytecode_cache
 from .tree import File, FileTree, Mode
 
-__all__ = ["provenance_header", "render_plan", "templates_root"]
+__all__ = ["provenance_header", "render_plan"]
 
 FILTERS = {
     "py": py_literal,

@@ -21,12 +21,14 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from .backbones import BACKBONES
-from .targets import framework_names
+from .targets import framework_names, is_framework
 
 SCHEMA_VERSION = 1
 
@@ -190,7 +192,23 @@ def scaffold_path(class_path: str | None, package: str) -> str | None:
     return module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None
 
 
-Framework = Literal[framework_names()]  # type: ignore[valid-type]
+def _framework(value: Any) -> Any:
+    """A declared target's framework, refused as a ``Literal`` of them would be: the names
+    are read when a spec is validated, so importing the spec loads no target."""
+    if isinstance(value, str) and is_framework(value):
+        return value
+    names = [repr(n) for n in framework_names()]
+    expected = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+
+def _framework_choices(schema: dict[str, Any]) -> None:
+    schema["enum"] = list(framework_names())
+
+
+Framework = Annotated[
+    str, BeforeValidator(_framework), WithJsonSchema({"title": "Framework", "type": "string"})
+]
 
 
 class Project(StrictModel):
@@ -677,7 +695,10 @@ class Env(StrictModel):
 class Target(StrictModel):
     """One RL framework to generate an adapter for."""
 
-    framework: Framework = Field(description="The framework (`vlagen targets` lists them).")
+    framework: Framework = Field(
+        description="The framework (`vlagen targets` lists them).",
+        json_schema_extra=_framework_choices,
+    )
     version: VersionText = Field(description="Its version line, e.g. '0.3'.")
     algorithm: Annotated[str, Field(max_length=100)] = Field(
         description="The RL algorithm, in the framework's own name."

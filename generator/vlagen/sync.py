@@ -25,7 +25,7 @@ from .errors import ConflictError
 from .manifest import FileRecord, Manifest
 from .merge import MARKERS, has_conflict_markers, merge
 from .outdir import OutDir
-from .plan import BASE_DIR, KEPT_DIR, MANIFEST_PATH
+from .paths import BASE_DIR, KEPT_DIR, MANIFEST_PATH
 from .tree import File, FileTree, Mode
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""Compiled templates kept between runs: Jinja's bytecode cache in the user's cache folder.
+"""Compiled templates kept between runs: Jinja's bytecode cache in the user's cache folder
+(:mod:`vlagen.usercache`).
 
 Compiling the templates is about half of a cold ``vlagen new``; with the cache it is a read of
 their bytecode. Jinja checks each entry against its template's source (a checksum in the
@@ -10,19 +11,15 @@ cannot be written or read, templates are compiled as before: the cache only save
 from __future__ import annotations
 
 import hashlib
-import os
 from contextlib import suppress
-from pathlib import Path
 
 import jinja2
 from jinja2.bccache import Bucket
 
+from . import usercache
 from ._version import __version__
 
-__all__ = ["CACHE_ENV", "bytecode_cache"]
-
-#: Where the cache lives, if set ("" turns it off); else ``$XDG_CACHE_HOME/vlagen``.
-CACHE_ENV = "VLAGEN_CACHE_DIR"
+__all__ = ["bytecode_cache"]
 
 
 class _Quiet(jinja2.FileSystemBytecodeCache):
@@ -42,16 +39,6 @@ class _Quiet(jinja2.FileSystemBytecodeCache):
 def bytecode_cache(settings: tuple) -> jinja2.BytecodeCache | None:
     """The cache for an environment with ``settings`` (whatever changes compiled code), or
     ``None`` where the cache is off or its folder cannot be made."""
-    root = os.environ.get(CACHE_ENV)
-    if root == "":
-        return None
-    if root is None:
-        root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        root = os.path.join(root, "vlagen")
     key = repr((__version__, jinja2.__version__, settings)).encode()
-    folder = Path(root) / f"templates-{hashlib.sha256(key).hexdigest()[:16]}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _Quiet(str(folder))
+    found = usercache.folder(f"templates-{hashlib.sha256(key).hexdigest()[:16]}")
+    return None if found is None else _Quiet(str(found))

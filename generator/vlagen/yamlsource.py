@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from .errors import Issue, KeyPath, SpecError
+from .errors import Issue, KeyPath, SpecError, short_repr
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -341,12 +341,3 @@ def _scalar(loader: Any, node: yaml.Node, loc: KeyPath, issues: list) -> Any:
         )
         return None
     return value
-
-
-def short_repr(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters (and safe for any value)."""
-    try:
-        text = repr(value)
-    except Exception:  # a repr that fails is still shown as its type
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,9 +1,11 @@
 """Targets: one RL framework at one version line, declared as data.
 
-Each module in this package defines ``TARGET = TargetDecl(...)``; they are discovered, not
-listed by hand, so adding a framework version is adding a module (and, once it has adapter
-templates, a folder under ``templates/targets/``). Third-party targets register under the
-``vlagen.targets`` entry-point group the same way.
+Each module in this package defines ``TARGET = TargetDecl(...)`` and is named after it,
+``<framework>_<major>_<minor>``; they are discovered, not listed by hand, so adding a framework
+version is adding a module (and, once it has adapter templates, a folder under
+``templates/targets/``). A spec's targets import only their own modules. Third-party targets
+register under the ``vlagen.targets`` entry-point group the same way; the entry points are
+read when a spec names a target no built-in module declares, or when every target is listed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "decision_steps",
     "find_target",
     "framework_names",
+    "is_framework",
     "require_target",
     "unhonoured_resources",
     "unsupported",
@@ -232,15 +235,34 @@ def unhonoured_resources(
 
 
 @cache
+def _builtin_modules() -> dict[tuple[str, str], str]:
+    """(framework, version) → module of each built-in target, read off the module names
+    (``<framework>_<major>_<minor>``) without importing them: a spec's targets load only
+    their own modules."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        named = _MODULE_NAME.fullmatch(info.name)
+        if named:
+            found[named["framework"], named["version"].replace("_", ".")] = info.name
+    return found
+
+
+_MODULE_NAME = re.compile(r"(?P<framework>[a-z][a-z0-9]*)_(?P<version>\d+(?:_\d+)*)")
+
+
+@cache
+def _builtin(module: str) -> TargetDecl:
+    decl = importlib.import_module(f"{__name__}.{module}").TARGET
+    if f"{decl.framework}_{decl.version.replace('.', '_')}" != module:
+        raise RuntimeError(f"{__name__}.{module} declares {decl.key}; name it after that")
+    return decl
+
+
+@cache
 def all_targets() -> tuple[TargetDecl, ...]:
     """Every declared target, built-in and from entry points, sorted by framework and version."""
-    found: list[TargetDecl] = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        found.append(importlib.import_module(f"{__name__}.{info.name}").TARGET)
-    for ep in entry_points(group="vlagen.targets"):
-        found.append(ep.load())
+    found = [_builtin(module) for module in _builtin_modules().values()]
+    found += [ep.load() for ep in entry_points(group="vlagen.targets")]
     keys = [t.key for t in found]
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
     if duplicates:
@@ -252,7 +274,16 @@ def framework_names() -> tuple[str, ...]:
     return tuple(sorted({t.framework for t in all_targets()}))
 
 
+def is_framework(name: str) -> bool:
+    """Whether any target declares ``name``; entry points are read only for a name no
+    built-in target has."""
+    return any(f == name for f, _ in _builtin_modules()) or name in framework_names()
+
+
 def find_target(framework: str, version: str) -> TargetDecl | None:
+    module = _builtin_modules().get((framework, version))
+    if module is not None:
+        return _builtin(module)
     for target in all_targets():
         if (target.framework, target.version) == (framework, version):
             return target

@@ -1,0 +1,144 @@
+"""fingerprint: one digest of everything a package's output is a function of, so that
+``check`` and ``diff`` can tell an up-to-date output without regenerating it.
+
+The output is a function of the spec's text, vlagen's code and templates, and the libraries
+that parse, validate, render and format it: :func:`inputs_digest` hashes all of them. Each
+generation remembers, in the user's cache (:mod:`vlagen.usercache`), which manifest its
+inputs made (:func:`remember`). ``check`` and ``diff`` first ask :func:`is_up_to_date`: if
+these inputs are remembered to make the manifest on disk, byte for byte, and every file that
+manifest records is on disk as recorded, then regenerating would give back exactly those
+files, and there is nothing to report. That skips loading the spec models, Jinja and ruff,
+nearly all of their time. Any other answer (nothing remembered, a different manifest, an
+edited or missing file, a symlink) falls through to regenerating and comparing, which reports
+precisely what differs: the shortcut only ever answers "nothing".
+
+The digest is kept out of the package itself: it changes with every change to vlagen's code
+and with the libraries' versions on a machine, and the package's files must not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from . import usercache
+from .errors import VlagenError
+from .manifest import Manifest
+from .outdir import OutDir
+from .paths import MANIFEST_PATH, templates_root
+from .provenance import without_header
+from .tree import Mode
+
+__all__ = ["LIBRARIES", "inputs_digest", "is_up_to_date", "remember"]
+
+#: The distributions whose version can change the output: the YAML parser and the validator
+#: shape the resolved spec, Jinja the rendered text, ruff the formatting.
+LIBRARIES = ("jinja2", "pydantic", "pydantic-core", "pyyaml", "ruff")
+
+#: The cache folder of what each digest of inputs generated (the manifest's sha256).
+_MEMO = "outputs"
+
+#: The most spec text :func:`is_up_to_date` reads; a larger spec takes the slow path, whose
+#: loader refuses it with a located error.
+_SPEC_LIMIT = 1 << 20
+
+
+def inputs_digest(spec_text: str) -> str:
+    """sha256 over ``spec_text`` (the spec as the package keeps it, without a copy's
+    header), every file of vlagen's code and templates, and the :data:`LIBRARIES`'
+    versions."""
+    data = spec_text.encode("utf-8")
+    digest = hashlib.sha256(f"{_code_digest()}\nspec {len(data)}\n".encode())
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def remember(inputs: str, manifest: bytes) -> None:
+    """Note in the user's cache that ``inputs`` generate the manifest ``manifest``."""
+    usercache.write(usercache.folder(_MEMO), inputs, _sha(manifest).encode())
+
+
+def is_up_to_date(spec_path: Path, out_dir: Path) -> bool:
+    """True only if ``out_dir`` is known to be exactly what the spec at ``spec_path``
+    generates; False where that cannot be told this way (the caller then regenerates and
+    compares)."""
+    text = _spec_text(spec_path)
+    if text is None:
+        return False
+    made = usercache.read(usercache.folder(_MEMO), inputs_digest(without_header(text)))
+    try:
+        with OutDir(out_dir, writing=False) as out:
+            raw = out.read(MANIFEST_PATH)
+            if raw is None or made is None or _sha(raw).encode() != made:
+                return False
+            for path, record in Manifest.from_bytes(raw, out_dir / MANIFEST_PATH).files.items():
+                if record.mode is Mode.SCAFFOLD:  # the user's once written: never stale
+                    continue
+                data = out.read(path)
+                if data is None or _sha(data) != record.sha256:
+                    return False
+    except (OSError, VlagenError):  # a symlink, an unreadable file: the slow path says which
+        return False
+    return True
+
+
+def _spec_text(path: Path) -> str | None:
+    """The spec at ``path`` if it is a regular UTF-8 file of at most 1 MiB, else ``None``
+    (a stream is read once, by the slow path)."""
+    try:
+        if not path.is_file() or path.stat().st_size > _SPEC_LIMIT:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _sha(data: bytes) -> str:
+    """The hash a generated file is recorded under; CRLF line ends read as LF, as regen
+    compares them."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
+@cache
+def _code_digest() -> str:
+    """sha256 over the :data:`LIBRARIES`' versions and vlagen's files; once per process,
+    since none of them changes under a running vlagen."""
+    digest = hashlib.sha256()
+    for name in LIBRARIES:
+        digest.update(f"{name}=={_version(name)}\n".encode())
+    for label, root in _code_roots():
+        for path in _files(root):
+            data = path.read_bytes()
+            digest.update(f"{label}/{path.relative_to(root).as_posix()} {len(data)}\n".encode())
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def _code_roots() -> list[tuple[str, Path]]:
+    """vlagen's package folder, and its templates where they are not inside it (an
+    editable install)."""
+    package = Path(__file__).resolve().parent
+    templates = templates_root().resolve()
+    roots = [("vlagen", package)]
+    if not templates.is_relative_to(package):
+        roots.append(("templates", templates))
+    return roots
+
+
+def _files(root: Path) -> list[Path]:
+    """Every file below ``root`` but compiled bytecode, in a fixed order."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        found += [Path(folder, n) for n in sorted(names) if not n.endswith((".pyc", ".pyo"))]
+    return found
