@@ -47,10 +47,25 @@ def test_act_and_evaluate_on_cuda(
     assert any(p.grad is not None for p in policy.parameters() if p.requires_grad)
 
 
-def test_greedy_matches_between_cpu_and_cuda(checkpoint: str, obs: dict) -> None:
+def test_cuda_scores_as_the_cpu_does(checkpoint: str, obs: dict) -> None:
+    """In float32, CUDA prepares the CPU's inputs (within the rounding of a uint8 resize,
+    which the CPU does in uint8 and CUDA in float) and gives the CPU's log-probs for the
+    same inputs and tokens. Log-probs, not greedy tokens: a random checkpoint has near-ties
+    that the kernels' last bits flip, and autoregressive decoding carries a flip onwards."""
     cpu = Policy.load(checkpoint, device="cpu").eval()
     gpu = Policy.load(checkpoint, device="cuda", dtype=torch.float32).eval()
-    a = cpu.act(obs, sample=False)
-    b = gpu.act(obs, sample=False)
-    agree = (a.action_tokens == b.action_tokens.cpu()).float().mean()
-    assert agree > 0.95  # kernels differ in the last bits; near-ties may flip
+    tf32 = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = (
+        False  # full float32 convolutions (patch embedding)
+    )
+    try:
+        with torch.no_grad():
+            out = cpu.act(obs, sample=False)
+            expected, _, _ = cpu.evaluate(out.inputs, out.action_tokens)
+            got, _, _ = gpu.evaluate(out.inputs.to("cuda"), out.action_tokens)
+            pixels = gpu.prepare(obs).pixel_values.cpu()
+    finally:
+        torch.backends.cudnn.allow_tf32 = tf32
+    assert (got.cpu() - expected).abs().max() < 1e-3
+    level = 1 / (255 * cpu.images.std.min().item())  # one uint8 step, normalized
+    assert (pixels - out.inputs.pixel_values).abs().max() <= 2 * level
