@@ -173,3 +173,10 @@ def test_each_target_module_is_named_after_its_declaration() -> None:
 
     declared = {t.key for t in all_targets()}
     assert {f"{f}@{v}" for f, v in _builtin_modules()} == declared
+
+
+def test_versions_read_off_folder_names_are_the_installed_ones() -> None:
+    from importlib import metadata
+
+    for name in fingerprint.LIBRARIES:
+        assert fingerprint._version(name) == metadata.version(name), name
