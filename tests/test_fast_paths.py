@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MINIMAL_SPEC
+from conftest import MINIMAL_SPEC, SPECS
 from vlagen import fingerprint, formatting, usercache
 from vlagen.api import generate
 from vlagen.cli import main
@@ -72,6 +72,69 @@ def test_the_shortcut_answers_only_nothing_to_report(runner, made, spec_file) ->
     assert not fingerprint.is_up_to_date(spec, out)
 
 
+def test_a_crlf_manifest_is_not_the_manifest_vlagen_wrote(made) -> None:
+    """Generated files are compared with CRLF read as LF; the manifest byte for byte."""
+    spec, out = made
+    manifest = out / ".vlagen/manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b"\n", b"\r\n"))
+    assert not fingerprint.is_up_to_date(spec, out)
+
+
+def test_what_the_comparison_refuses_is_not_taken_for_up_to_date(runner, tmp_path) -> None:
+    """A symlink or a folder where the comparison reads (a scaffold, the merge bases) is the
+    comparison's error (exit 2), not a silent 0."""
+    spec = next(s for s in SPECS if s.stem == "cartpole_custom")
+    for case in ("scaffold-link", "scaffold-dir", "bases-link"):
+        out = tmp_path / case
+        assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+        assert fingerprint.is_up_to_date(spec, out)
+        scaffold = out / "src/cartpole_pixels/policy_net.py"
+        bases = out / ".vlagen/base"
+        if case == "scaffold-link":
+            scaffold.rename(tmp_path / f"{case}.py")
+            scaffold.symlink_to(tmp_path / f"{case}.py")
+        elif case == "scaffold-dir":
+            scaffold.unlink()
+            scaffold.mkdir()
+        else:
+            bases.rename(tmp_path / f"{case}-bases")
+            bases.symlink_to(tmp_path / f"{case}-bases")
+        assert not fingerprint.is_up_to_date(spec, out), case
+        assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 2, case
+
+
+def test_a_plugins_target_is_never_taken_for_up_to_date(made, monkeypatch) -> None:
+    """A third-party target's code is not in the digest."""
+    spec, out = made
+    monkeypatch.setattr(fingerprint, "builtin_targets", lambda: {})
+    assert not fingerprint.is_up_to_date(spec, out)
+
+
+def test_only_the_cli_remembers_and_only_what_its_text_loads_to(spec_file, monkeypatch) -> None:
+    """A spec object passed to the API with some text need not be what that text loads to."""
+    written = []
+    monkeypatch.setattr(usercache, "write", lambda *args: written.append(args))
+    loaded = load_spec(spec_file())
+    generate(loaded.spec, loaded.text)
+    assert [w for w in written if w[0] is not None and w[0].name == "outputs"] == []
+
+
+def test_a_stream_is_left_to_the_slow_path() -> None:
+    assert fingerprint._spec_text(Path("/dev/stdin")) is None
+    assert fingerprint._spec_text(Path("/dev/fd/0")) is None
+
+
+def test_a_cache_entry_that_is_not_whole_is_not_read(tmp_path) -> None:
+    usercache.write(tmp_path, "k", b"formatted text\n")
+    assert usercache.read(tmp_path, "k") == b"formatted text\n"
+    entry = tmp_path / "k"
+    entry.write_bytes(entry.read_bytes()[:-3])
+    assert usercache.read(tmp_path, "k") is None
+    entry.write_bytes(b"")
+    assert usercache.read(tmp_path, "k") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k"], "no temporary files left"
+
+
 def test_what_regen_leaves_alone_keeps_the_shortcut(made) -> None:
     """A CRLF checkout is not an edit (as the long way says)."""
     spec, out = made
@@ -96,7 +159,6 @@ def test_the_digest_covers_the_spec_vlagens_files_and_the_libraries(tmp_path, mo
     digests = []
 
     def digest(spec: str = "vlagen: 1\n") -> str:
-        fingerprint._code_digest.cache_clear()
         digests.append(fingerprint.inputs_digest(spec))
         return digests[-1]
 
@@ -109,7 +171,6 @@ def test_the_digest_covers_the_spec_vlagens_files_and_the_libraries(tmp_path, mo
     digest()
     monkeypatch.setattr(fingerprint, "_version", lambda name: "9" if name == "ruff" else "1")
     digest()
-    fingerprint._code_digest.cache_clear()
     assert len(set(digests)) == len(digests) - 1, "each change gives a new digest"
 
 
@@ -169,10 +230,11 @@ def test_a_spec_loads_only_its_own_targets() -> None:
 
 def test_each_target_module_is_named_after_its_declaration() -> None:
     """What lets a spec's target be found without importing the others."""
-    from vlagen.targets import _builtin_modules, all_targets
+    from vlagen.paths import builtin_targets
+    from vlagen.targets import all_targets
 
     declared = {t.key for t in all_targets()}
-    assert {f"{f}@{v}" for f, v in _builtin_modules()} == declared
+    assert {f"{f}@{v}" for f, v in builtin_targets()} == declared
 
 
 def test_versions_read_off_folder_names_are_the_installed_ones() -> None:

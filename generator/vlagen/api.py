@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConflictError, UsageError
-from .fingerprint import inputs_digest, remember
 from .formatting import format_tree, ruff_version
 from .load import load_spec
 from .manifest import Manifest
@@ -38,9 +37,7 @@ def generate(spec: Spec, text: str | None = None) -> Output:
     sets are written there as plain YAML."""
     plan = make_plan(spec, text)
     tree = format_tree(render_plan(plan))
-    manifest = Manifest.for_tree(tree, plan, ruff_version())
-    remember(inputs_digest(plan.spec_text), manifest.to_bytes())
-    return Output(plan, tree, manifest)
+    return Output(plan, tree, Manifest.for_tree(tree, plan, ruff_version()))
 
 
 def changes_for(

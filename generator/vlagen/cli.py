@@ -108,11 +108,18 @@ def main() -> None:
 
 
 def _load(spec_path: Path, out_dir: Path | None):
+    """What the spec generates, and where. Remembers which manifest these inputs made (for
+    :func:`_up_to_date`) when vlagen's files were the same before and after generating."""
     from .api import generate
+    from .fingerprint import inputs_digest, remember
     from .load import load_spec
+    from .provenance import without_header
 
     loaded = load_spec(spec_path)
+    before = inputs_digest(without_header(loaded.text))
     output = generate(loaded.spec, loaded.text)
+    if inputs_digest(without_header(loaded.text)) == before:
+        remember(before, output.manifest.to_bytes())
     return output, out_dir or _default_output(spec_path, loaded.spec.project.name)
 
 

@@ -22,7 +22,6 @@ import hashlib
 import os
 import re
 import sys
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -30,7 +29,14 @@ from . import usercache
 from .errors import VlagenError
 from .manifest import Manifest
 from .outdir import OutDir
-from .paths import MANIFEST_PATH, templates_root
+from .paths import (
+    MANIFEST_PATH,
+    STREAM,
+    STREAM_DIRS,
+    base_path,
+    builtin_targets,
+    templates_root,
+)
 from .provenance import without_header
 from .tree import Mode
 
@@ -51,63 +57,7 @@ _SPEC_LIMIT = 1 << 20
 def inputs_digest(spec_text: str) -> str:
     """sha256 over ``spec_text`` (the spec as the package keeps it, without a copy's
     header), every file of vlagen's code and templates, and the :data:`LIBRARIES`'
-    versions."""
-    data = spec_text.encode("utf-8")
-    digest = hashlib.sha256(f"{_code_digest()}\nspec {len(data)}\n".encode())
-    digest.update(data)
-    return digest.hexdigest()
-
-
-def remember(inputs: str, manifest: bytes) -> None:
-    """Note in the user's cache that ``inputs`` generate the manifest ``manifest``."""
-    usercache.write(usercache.folder(_MEMO), inputs, _sha(manifest).encode())
-
-
-def is_up_to_date(spec_path: Path, out_dir: Path) -> bool:
-    """True only if ``out_dir`` is known to be exactly what the spec at ``spec_path``
-    generates; False where that cannot be told this way (the caller then regenerates and
-    compares)."""
-    text = _spec_text(spec_path)
-    if text is None:
-        return False
-    made = usercache.read(usercache.folder(_MEMO), inputs_digest(without_header(text)))
-    try:
-        with OutDir(out_dir, writing=False) as out:
-            raw = out.read(MANIFEST_PATH)
-            if raw is None or made is None or _sha(raw).encode() != made:
-                return False
-            for path, record in Manifest.from_bytes(raw, out_dir / MANIFEST_PATH).files.items():
-                if record.mode is Mode.SCAFFOLD:  # the user's once written: never stale
-                    continue
-                data = out.read(path)
-                if data is None or _sha(data) != record.sha256:
-                    return False
-    except (OSError, VlagenError):  # a symlink, an unreadable file: the slow path says which
-        return False
-    return True
-
-
-def _spec_text(path: Path) -> str | None:
-    """The spec at ``path`` if it is a regular UTF-8 file of at most 1 MiB, else ``None``
-    (a stream is read once, by the slow path)."""
-    try:
-        if not path.is_file() or path.stat().st_size > _SPEC_LIMIT:
-            return None
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _sha(data: bytes) -> str:
-    """The hash a generated file is recorded under; CRLF line ends read as LF, as regen
-    compares them."""
-    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
-
-
-@cache
-def _code_digest() -> str:
-    """sha256 over the :data:`LIBRARIES`' versions and vlagen's files; once per process,
-    since none of them changes under a running vlagen."""
+    versions, as they are now (nothing is cached: a long-running process sees edits)."""
     digest = hashlib.sha256()
     for name in LIBRARIES:
         digest.update(f"{name}=={_version(name)}\n".encode())
@@ -116,7 +66,69 @@ def _code_digest() -> str:
             data = path.read_bytes()
             digest.update(f"{label}/{path.relative_to(root).as_posix()} {len(data)}\n".encode())
             digest.update(data)
+    data = spec_text.encode("utf-8")
+    digest.update(f"spec {len(data)}\n".encode())
+    digest.update(data)
     return digest.hexdigest()
+
+
+def remember(inputs: str, manifest: bytes) -> None:
+    """Note in the user's cache that the inputs whose digest is ``inputs`` generate the
+    manifest ``manifest``. The caller takes the digest before generating and again after,
+    and calls this only if both agree and the spec it generated is the one that text
+    loads to (see :func:`vlagen.cli`'s ``_load``)."""
+    usercache.write(usercache.folder(_MEMO), inputs, hashlib.sha256(manifest).hexdigest().encode())
+
+
+def is_up_to_date(spec_path: Path, out_dir: Path) -> bool:
+    """True only if ``out_dir`` is known to be exactly what the spec at ``spec_path``
+    generates, and the comparison would read nothing it refuses (a symlink, a folder where a
+    file was written); False where that cannot be told this way (the caller then
+    regenerates and compares, which says what differs)."""
+    text = _spec_text(spec_path)
+    if text is None:
+        return False
+    made = usercache.read(usercache.folder(_MEMO), inputs_digest(without_header(text)))
+    if made is None:
+        return False
+    try:
+        with OutDir(out_dir, writing=False) as out:
+            raw = out.read(MANIFEST_PATH)
+            if raw is None or hashlib.sha256(raw).hexdigest().encode() != made:
+                return False
+            last = Manifest.from_bytes(raw, out_dir / MANIFEST_PATH)
+            builtin = {f"{f}@{v}" for f, v in builtin_targets()}
+            if not set(last.targets) <= builtin:  # a plugin's code is not in the digest
+                return False
+            for path, record in last.files.items():
+                data = out.read(path)  # read as the comparison reads it, scaffolds too
+                if record.mode is Mode.SCAFFOLD:  # the user's once written: never stale
+                    continue
+                if data is None or _lf_sha(data) != record.sha256:
+                    return False
+                out.read(base_path(record.sha256))  # read (and refused) as the comparison does
+    except (OSError, VlagenError):  # a symlink, an unreadable file: the slow path says which
+        return False
+    return True
+
+
+def _spec_text(path: Path) -> str | None:
+    """The spec at ``path`` if it is a regular UTF-8 file of at most 1 MiB, else ``None``
+    (a stream is read once, by the slow path)."""
+    if str(path) == STREAM or str(path).startswith(STREAM_DIRS):
+        return None
+    try:
+        if not path.is_file() or path.stat().st_size > _SPEC_LIMIT:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _lf_sha(data: bytes) -> str:
+    """The hash a generated file is recorded under; CRLF line ends read as LF, as regen
+    compares them (the manifest itself is compared byte for byte)."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
 
 
 def _version(name: str) -> str:
@@ -125,7 +137,11 @@ def _version(name: str) -> str:
     imports find it. Parsing each ``METADATA`` file instead would cost half the digest."""
     pattern = re.compile(rf"{re.sub(r'[-_.]+', '_', name)}-([^-]+)\.dist-info", re.IGNORECASE)
     for entry in sys.path:
-        for found in _listing(entry or "."):
+        try:
+            listing = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for found in listing:
             named = pattern.fullmatch(found)
             if named:
                 return named[1]
@@ -133,14 +149,6 @@ def _version(name: str) -> str:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "?"
-
-
-@cache
-def _listing(folder: str) -> tuple[str, ...]:
-    try:
-        return tuple(sorted(os.listdir(folder)))
-    except OSError:
-        return ()
 
 
 def _code_roots() -> list[tuple[str, Path]]:

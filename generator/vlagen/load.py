@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from .checks import check_spec, did_you_mean
 from .errors import Issue, KeyPath, SpecError, short_repr
+from .paths import STREAM, STREAM_DIRS
 from .spec import SCHEMA_VERSION, Spec
 from .yamlsource import MAX_BYTES, SourceMap, parse_yaml
 
@@ -60,19 +61,13 @@ def load_spec(path: str | Path) -> LoadedSpec:
     return load_spec_text(text, shown)
 
 
-#: Paths that name a descriptor the shell handed vlagen (``< spec.yaml``, ``<(cmd)``, a pipe):
-#: read even if they are a pipe or a terminal, since naming one is asking for it to be read.
-_STREAM = "/dev/stdin"
-_STREAM_DIRS = ("/dev/fd/", "/proc/self/fd/")
-
-
 class _NotAFile(Exception):
     """The spec path names something other than a regular file; args[0] says what."""
 
 
 def _read_capped(path: str, limit: int) -> bytes:
     """At most ``limit`` bytes of the regular file at ``path``, or of the stream it names if it
-    is :data:`_STREAM` or in :data:`_STREAM_DIRS`.
+    is :data:`~vlagen.paths.STREAM` or in :data:`~vlagen.paths.STREAM_DIRS`.
 
     Opened with ``O_NONBLOCK``, so a FIFO (or a device) at an ordinary path is refused with
     :class:`_NotAFile` after ``fstat`` instead of hanging the open until a writer appears.
@@ -81,7 +76,7 @@ def _read_capped(path: str, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as file:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            stream = path == _STREAM or path.startswith(_STREAM_DIRS)
+            stream = path == STREAM or path.startswith(STREAM_DIRS)
             if not stream or stat.S_ISDIR(mode):
                 raise _NotAFile(_kind(mode))
             os.set_blocking(fd, True)  # a stream asked for by name: wait for its writer

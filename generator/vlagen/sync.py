@@ -25,7 +25,7 @@ from .errors import ConflictError
 from .manifest import FileRecord, Manifest
 from .merge import MARKERS, has_conflict_markers, merge
 from .outdir import OutDir
-from .paths import BASE_DIR, KEPT_DIR, MANIFEST_PATH
+from .paths import BASE_DIR, KEPT_DIR, MANIFEST_PATH, base_path
 from .tree import File, FileTree, Mode
 
 __all__ = [
@@ -72,11 +72,6 @@ class Change:
     def shown(self) -> bool:
         """Whether a user sees this change (the merge bases are vlagen's bookkeeping)."""
         return not self.path.startswith(f"{BASE_DIR}/")
-
-
-def base_path(sha256: str) -> str:
-    """Where the merge base of a generated file whose content hashes to ``sha256`` is kept."""
-    return f"{BASE_DIR}/{sha256}"
 
 
 def compare(

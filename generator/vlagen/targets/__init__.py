@@ -11,7 +11,6 @@ read when a spec names a target no built-in module declares, or when every targe
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contracts import Contract
 from ..errors import Issue, UsageError
+from ..paths import builtin_targets
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -235,22 +235,6 @@ def unhonoured_resources(
 
 
 @cache
-def _builtin_modules() -> dict[tuple[str, str], str]:
-    """(framework, version) → module of each built-in target, read off the module names
-    (``<framework>_<major>_<minor>``) without importing them: a spec's targets load only
-    their own modules."""
-    found = {}
-    for info in pkgutil.iter_modules(__path__):
-        named = _MODULE_NAME.fullmatch(info.name)
-        if named:
-            found[named["framework"], named["version"].replace("_", ".")] = info.name
-    return found
-
-
-_MODULE_NAME = re.compile(r"(?P<framework>[a-z][a-z0-9]*)_(?P<version>\d+(?:_\d+)*)")
-
-
-@cache
 def _builtin(module: str) -> TargetDecl:
     decl = importlib.import_module(f"{__name__}.{module}").TARGET
     if f"{decl.framework}_{decl.version.replace('.', '_')}" != module:
@@ -261,7 +245,7 @@ def _builtin(module: str) -> TargetDecl:
 @cache
 def all_targets() -> tuple[TargetDecl, ...]:
     """Every declared target, built-in and from entry points, sorted by framework and version."""
-    found = [_builtin(module) for module in _builtin_modules().values()]
+    found = [_builtin(module) for module in builtin_targets().values()]
     found += [ep.load() for ep in entry_points(group="vlagen.targets")]
     keys = [t.key for t in found]
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
@@ -277,11 +261,11 @@ def framework_names() -> tuple[str, ...]:
 def is_framework(name: str) -> bool:
     """Whether any target declares ``name``; entry points are read only for a name no
     built-in target has."""
-    return any(f == name for f, _ in _builtin_modules()) or name in framework_names()
+    return any(f == name for f, _ in builtin_targets()) or name in framework_names()
 
 
 def find_target(framework: str, version: str) -> TargetDecl | None:
-    module = _builtin_modules().get((framework, version))
+    module = builtin_targets().get((framework, version))
     if module is not None:
         return _builtin(module)
     for target in all_targets():
