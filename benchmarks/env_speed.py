@@ -19,9 +19,10 @@ machine load falls on both sides alike; each line reports the median env steps p
 2. **Process pool.** The core's pool (images in shared memory) against gymnasium's
    ``AsyncVectorEnv(shared_memory=True)`` over the same env with the rendered frame as its
    observation (``AddRenderObservation``), one env per worker, at 1 and 2 workers, both with
-   the ``spawn`` start method. Both sides get the same action stream. A step call in which
-   ``AsyncVectorEnv`` only resets an env that finished on the call before (its next-step
-   autoreset) is not counted as a step of that env. Goal: at least as fast.
+   the ``spawn`` start method. Both sides use the same episode seeds and actions, so they
+   simulate identical traffic (what a highway-env step costs depends on it), and both
+   reset an env whose episode ended after that step (``AsyncVectorEnv`` with
+   ``autoreset_mode=DISABLED`` and a masked, seeded reset). Goal: at least as fast.
 3. **Synthetic backend.** Steps per second of the synthetic stand-in at ``num_envs`` 64 with
    two 224x224 cameras, generated here from the LIBERO example with its cameras resized; it
    must not be what limits a test run.
@@ -53,19 +54,21 @@ def _import_highway():
     return env, gym_backend
 
 
+def _episode_seed(seed: int, env: int, episode: int) -> int:
+    """The seed the core gives episode ``episode`` of env ``env`` (``VecEnv._episode_seed``)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(env, episode)).generate_state(1)[0])
+
+
 def _raw_highway(gym_backend, num_envs: int, seed: int) -> Callable[[int], float]:
     """Plain highway-env envs driven exactly as the core drives them: the same episode
     seeds, the same actions, so both sides simulate the same traffic."""
     import gymnasium
     import highway_env  # noqa: F401  (registers the ids)
 
-    def episode_seed(env: int, episode: int) -> int:
-        return int(np.random.SeedSequence(seed, spawn_key=(env, episode)).generate_state(1)[0])
-
     envs = [gymnasium.make(gym_backend.ID, **gym_backend.KWARGS) for _ in range(num_envs)]
     episodes = [0] * num_envs
     for i, env in enumerate(envs):
-        env.reset(seed=episode_seed(i, 0))
+        env.reset(seed=_episode_seed(seed, i, 0))
         env.render()
         episodes[i] = 1
     rng = np.random.default_rng(0)
@@ -78,7 +81,7 @@ def _raw_highway(gym_backend, num_envs: int, seed: int) -> Callable[[int], float
                 _, _, terminated, truncated, _ = env.step(actions[i, 0])
                 env.render()
                 if terminated or truncated:
-                    env.reset(seed=episode_seed(i, episodes[i]))
+                    env.reset(seed=_episode_seed(seed, i, episodes[i]))
                     env.render()
                     episodes[i] += 1
         return steps * num_envs / (time.perf_counter() - start)
@@ -107,33 +110,36 @@ def _core(env_module, num_envs: int, workers: int, backend: str = "gymnasium", s
     return run, venv.close
 
 
-def _async_vector(gym_backend, workers: int):
+def _async_vector(gym_backend, workers: int, seed: int = 0):
+    """AsyncVectorEnv driven as the core drives its envs: the same episode seeds and the
+    same actions, so both sides simulate the same traffic (what a step costs depends on
+    it). Finished envs are reset with a masked reset, seeded like the core's, after the
+    step that ended them, as the core resets them."""
     import gymnasium
-    from gymnasium.vector import AsyncVectorEnv
+    from gymnasium.vector import AsyncVectorEnv, AutoresetMode
 
     vector = AsyncVectorEnv(
         [_AsyncFactory(gym_backend.ID, gym_backend.KWARGS)] * workers,
         shared_memory=True,
         context="spawn",
+        autoreset_mode=AutoresetMode.DISABLED,
     )
-    vector.reset(seed=0)
+    vector.reset(seed=[_episode_seed(seed, i, 0) for i in range(workers)])
+    episodes = np.ones(workers, np.int64)
     rng = np.random.default_rng(0)
     assert isinstance(vector.single_observation_space, gymnasium.spaces.Box)
 
-    pending_reset = np.zeros(workers, bool)
-
     def run(steps: int) -> float:
-        # AsyncVectorEnv resets a finished env on the *next* step call (its default
-        # autoreset mode), which simulates nothing for that env: only real steps count.
-        nonlocal pending_reset
-        simulated = 0
         start = time.perf_counter()
         for _ in range(steps):
             actions = rng.uniform(-1, 1, (workers, 1, 2)).astype(np.float32)[:, 0]
             _, _, terminated, truncated, _ = vector.step(actions)
-            simulated += int((~pending_reset).sum())
-            pending_reset = terminated | truncated
-        return simulated / (time.perf_counter() - start)
+            done = terminated | truncated
+            if done.any():
+                seeds = [_episode_seed(seed, i, int(n)) for i, n in enumerate(episodes)]
+                vector.reset(seed=seeds, options={"reset_mask": done})
+                episodes[done] += 1
+        return steps * workers / (time.perf_counter() - start)
 
     return run, vector.close
 
