@@ -6,7 +6,8 @@ Both expose the same small interface to the core: ``reset`` and ``step`` write e
 observation into preallocated ``[N, ...]`` arrays (``buffers``, plus ``texts`` for text keys)
 and return the rest (rewards, flags, infos). In the pool those arrays live in shared memory
 that every worker writes its rows into, so images never go through a pipe; only controls,
-rewards, flags and info dicts are pickled.
+rewards, flags and info dicts are pickled, the arrays among them as lists (pickling a
+small numpy array costs more than the rest of a step's message).
 
 Every pool call has a deadline (the spec's ``env.step_timeout_s``, ``env.reset_timeout_s``
 for reset and start-up): a worker that has not answered by then (hung, stopped, or caught a
@@ -21,9 +22,11 @@ parent alone handles it, closing the pool; on Linux a worker is killed with its 
 from __future__ import annotations
 
 import ctypes
+import math
 import multiprocessing as mp
 import os
-import selectors
+import pickle
+import select
 import signal
 import struct
 import sys
@@ -32,8 +35,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from multiprocessing import connection, util
-from multiprocessing.reduction import ForkingPickler
+from multiprocessing import util
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -288,12 +290,16 @@ class SubprocessVector:
         return [replies[w][0][k] for w, k in order]
 
     def step(self, controls: np.ndarray, active: np.ndarray) -> StepResult:
-        messages = [("step", (controls[rows], active[rows])) for rows in self._slices]
+        dtype = controls.dtype.str
+        messages = [
+            ("step", (dtype, controls[rows].tolist(), active[rows].tolist()))
+            for rows in self._slices
+        ]
         by_worker = self._gather("step", messages)
         replies = [by_worker[w] for w in range(len(self._slices))]
-        rewards = np.concatenate([r[0][0] for r in replies])
-        terminated = np.concatenate([r[0][1] for r in replies])
-        truncated = np.concatenate([r[0][2] for r in replies])
+        rewards = np.array([x for r in replies for x in r[0][0]], np.float64)
+        terminated = np.array([x for r in replies for x in r[0][1]], bool)
+        truncated = np.array([x for r in replies for x in r[0][2]], bool)
         infos = [info for r in replies for info in r[0][3]]
         for reply, rows in zip(replies, self._slices, strict=True):
             self._texts_from(reply, rows[active[rows]])
@@ -350,63 +356,60 @@ class SubprocessVector:
     def _write(
         self, frames: dict[int, memoryview], deadline: float
     ) -> tuple[list[int], int | None]:
-        """Write each worker its frame, to all at once, never blocking: the sockets are
-        non-blocking meanwhile and written as they take data, until ``deadline``. Returns
-        the workers whose frame was not all written by then, and a worker found dead.
-        (A thread per send, joined with a timeout, would leave threads blocked in writes,
-        and a frame half-written when a Ctrl-C comes; here the frames half-written are
-        known, in ``_torn``, and those workers are not sent "close" after them.)"""
-        pending, dead = dict(frames), None
-        selector = selectors.DefaultSelector()
+        """Write each worker its frame, never blocking. A socket takes a whole call at once
+        (calls are small) unless its worker has stopped reading; what is left is written
+        as the sockets take it, until ``deadline``. Returns the workers whose frame was not
+        all written by then, and a worker found dead. (A thread per send, joined with a
+        timeout, would leave threads blocked in writes, and a frame half-written when a
+        Ctrl-C comes; here the frames half-written are known, in ``_torn``, and those
+        workers are not sent "close" after them.)"""
+        pending = dict(frames)
         try:
-            for w in pending:
-                os.set_blocking(self._conns[w].fileno(), False)
-                selector.register(self._conns[w].fileno(), selectors.EVENT_WRITE, w)
-            while pending and dead is None:
-                events = selector.select(max(0.0, deadline - time.monotonic()))
-                if not events:
-                    break
-                for key, _ in events:
-                    w = key.data
-                    try:
-                        sent = os.write(key.fd, pending[w])
-                    except BlockingIOError:
-                        continue
-                    except OSError:  # the worker died: its end of the socket closed
-                        dead = w
-                        break
+            while pending:
+                for w in list(pending):
+                    sent = _write_some(self._conns[w].fileno(), pending[w])
+                    if sent is None:  # the worker died: its end of the socket closed
+                        return sorted(pending), w
                     pending[w] = pending[w][sent:]
                     if not pending[w]:
                         del pending[w]
-                        selector.unregister(key.fd)
+                if pending and not _wait_writable(
+                    [self._conns[w].fileno() for w in pending], deadline
+                ):
+                    break
         finally:
             for w, frame in frames.items():
-                os.set_blocking(self._conns[w].fileno(), True)
                 if w in pending and len(pending[w]) < len(frame):
                     self._torn.add(w)
-            selector.close()
-        return sorted(pending), dead
+        return sorted(pending), None
 
     def _collect(
         self, call: str, workers: Sequence[int], deadline: float
     ) -> dict[int, Any]:
-        """Each worker's reply to ``call``, waiting for all of them at once until
-        ``deadline``. Any failure, and a KeyboardInterrupt while waiting, closes the pool."""
+        """Each worker's reply to ``call``, waiting for all of them at once (on their
+        sockets, and on their process sentinels for a death) until ``deadline``. Any
+        failure, and a KeyboardInterrupt while waiting, closes the pool."""
         pending, replies = set(workers), {}
+        poller, owner = select.poll(), {}
+        for w in pending:
+            for fd in (self._conns[w].fileno(), self._procs[w].sentinel):
+                poller.register(fd, select.POLLIN)
+                owner[fd] = w
         try:
             while pending:
-                owner = {self._conns[w]: w for w in pending}
-                owner.update({self._procs[w].sentinel: w for w in pending})
-                ready = connection.wait(
-                    list(owner), max(0.0, deadline - time.monotonic())
-                )
+                ready = {fd for fd, _ in poller.poll(_millis_until(deadline))}
                 if not ready:
                     self._stuck(sorted(pending), call, self._timeouts[call])
-                for w in sorted({owner[r] for r in ready}):
-                    if not self._conns[w].poll():  # the process ended, nothing to read
-                        self._fail(w, call)
+                for w in sorted({owner[fd] for fd in ready}):
+                    conn = self._conns[w]
+                    if conn.fileno() not in ready and not conn.poll():
+                        self._fail(
+                            w, call
+                        )  # only its sentinel: it ended, nothing to read
                     replies[w] = self._receive(w, call)
                     pending.discard(w)
+                    poller.unregister(conn.fileno())
+                    poller.unregister(self._procs[w].sentinel)
         except BaseException as exc:
             self._abort(exc)
             raise
@@ -414,7 +417,7 @@ class SubprocessVector:
 
     def _receive(self, w: int, call: str) -> Any:
         try:
-            status, payload = self._conns[w].recv()
+            status, payload = pickle.loads(self._conns[w].recv_bytes())
         except (EOFError, OSError):
             self._fail(w, call)
         if status == "error":
@@ -524,8 +527,10 @@ def _sigint_deferred() -> Iterator[None]:
 
 def _frame(message: tuple) -> memoryview:
     """A call as the parent writes it: its pickle's length, then the pickle."""
-    data = ForkingPickler.dumps(message)
-    return memoryview(_HEADER.pack(len(data)) + bytes(data))
+    data = pickle.dumps(
+        message, pickle.HIGHEST_PROTOCOL
+    )  # controls and seeds: plain data
+    return memoryview(_HEADER.pack(len(data)) + data)
 
 
 def _read_exact(fd: int, n: int) -> bytearray | None:
@@ -544,20 +549,48 @@ def _read_frame(fd: int) -> Any:
     """The next call written by :meth:`SubprocessVector._write`; ``None`` at end of file."""
     header = _read_exact(fd, _HEADER.size)
     data = None if header is None else _read_exact(fd, _HEADER.unpack(header)[0])
-    return None if data is None else ForkingPickler.loads(data)
+    return None if data is None else pickle.loads(data)
+
+
+def _reply(conn: Any, message: tuple) -> None:
+    """A worker's answer, as a plain pickle (``conn.send``'s pickler is slower)."""
+    conn.send_bytes(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
 
 
 def _send_nowait(conn: Any, message: tuple) -> bool:
     """Write a small message if the socket takes it now; whether it did."""
     frame = _frame(message)
+    return not conn.closed and _write_some(conn.fileno(), frame) == len(frame)
+
+
+def _write_some(fd: int, data: memoryview) -> int | None:
+    """Write what the socket ``fd`` takes now, without blocking: the bytes written (0: it
+    is full, its worker not reading), or ``None`` where the worker is gone (its end
+    closed)."""
     try:
-        os.set_blocking(conn.fileno(), False)
+        os.set_blocking(fd, False)
         try:
-            return os.write(conn.fileno(), frame) == len(frame)
+            return os.write(fd, data)
         finally:
-            os.set_blocking(conn.fileno(), True)
-    except OSError:  # full (a worker that does not read), or the worker exited
-        return False
+            os.set_blocking(fd, True)
+    except BlockingIOError:
+        return 0
+    except OSError:
+        return None
+
+
+def _wait_writable(fds: list[int], deadline: float) -> bool:
+    """Wait until one of the sockets ``fds`` takes data (or its reader is gone), at most
+    until ``deadline``; whether one does."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(_millis_until(deadline)))
+
+
+def _millis_until(deadline: float) -> int:
+    """Milliseconds from now to ``deadline`` (a ``time.monotonic()`` time), for ``poll``."""
+    return max(0, math.ceil((deadline - time.monotonic()) * 1000))
 
 
 def _die_with_parent(parent_pid: int | None) -> None:
@@ -666,7 +699,7 @@ def _worker(
             with envs._blame(len(envs.backends), "make"):
                 envs.backends.append(factory(row))
         first = envs.backends[0]
-        conn.send(("ok", (first.control_low, first.control_high)))
+        _reply(conn, ("ok", (first.control_low, first.control_high)))
         while True:
             # A worker ends on SIGTERM, so the parent learns of it at once, even where the
             # simulator took the signal for itself while building or stepping (SDL makes it
@@ -686,11 +719,21 @@ def _worker(
                 result = envs.reset(buffers, texts, local, [a for _, a in payload])
                 touched = [rows[j] for j in local]
             else:
-                controls, active = payload
-                result = envs.step(buffers, texts, controls, active)
+                dtype, values, flags = payload
+                active = np.array(flags, bool)
+                rewards, terminated, truncated, infos = envs.step(
+                    buffers, texts, np.array(values, dtype), active
+                )
+                result = (
+                    rewards.tolist(),
+                    terminated.tolist(),
+                    truncated.tolist(),
+                    infos,
+                )
                 touched = [rows[j] for j in np.flatnonzero(active)]
-            conn.send(
-                ("ok", (result, {k: [texts[k][r] for r in touched] for k in texts}))
+            _reply(
+                conn,
+                ("ok", (result, {k: [texts[k][r] for r in touched] for k in texts})),
             )
     except (BackendError, observations.ObservationError) as exc:
         cause = exc.__cause__ or exc
@@ -699,8 +742,9 @@ def _worker(
         )
         env = getattr(exc, "env_index", rows[0])
         with suppress(OSError):  # the parent is gone: nobody to tell
-            conn.send(
-                ("error", (env, type(cause).__name__, f"{_describe(cause)}\n{trace}"))
+            _reply(
+                conn,
+                ("error", (env, type(cause).__name__, f"{_describe(cause)}\n{trace}")),
             )
     finally:
         # Closing after a failure the parent was told of, or at its request: a backend
