@@ -21,9 +21,11 @@ LR_CHANGED = MINIMAL_SPEC.replace("group_size: 2", "group_size: 2\n  learning_ra
 
 @pytest.fixture
 def made(runner, spec_file, tmp_path) -> tuple[Path, Path]:
-    """A spec and the package ``new`` made from it."""
+    """A spec and the package ``new`` made from it, checked once (the long way, which
+    remembers what it compared against)."""
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
     return spec, out
 
 
@@ -87,6 +89,7 @@ def test_what_the_comparison_refuses_is_not_taken_for_up_to_date(runner, tmp_pat
     for case in ("scaffold-link", "scaffold-dir", "bases-link"):
         out = tmp_path / case
         assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+        assert runner.invoke(main, ["check", str(spec), "-o", str(out)]).exit_code == 0
         assert fingerprint.is_up_to_date(spec, out)
         scaffold = out / "src/cartpole_pixels/policy_net.py"
         bases = out / ".vlagen/base"
@@ -140,6 +143,17 @@ def test_what_regen_leaves_alone_keeps_the_shortcut(made) -> None:
     spec, out = made
     readme = out / "README.md"
     readme.write_bytes(readme.read_bytes().replace(b"\n", b"\r\n"))
+    assert fingerprint.is_up_to_date(spec, out)
+
+
+def test_the_commands_that_compare_remember_and_new_does_not(
+    runner, spec_file, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(usercache.CACHE_ENV, str(tmp_path / "cache"))
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    assert not fingerprint.is_up_to_date(spec, out)
+    assert runner.invoke(main, ["diff", str(spec), "-o", str(out)]).exit_code == 0
     assert fingerprint.is_up_to_date(spec, out)
 
 

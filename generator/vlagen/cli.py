@@ -108,12 +108,27 @@ def main() -> None:
 
 
 def _load(spec_path: Path, out_dir: Path | None):
-    """What the spec generates, and where. Remembers which manifest these inputs made (for
-    :func:`_up_to_date`) when vlagen's files were the same before and after generating."""
     from .api import generate
-    from .fingerprint import inputs_digest, remember
     from .load import load_spec
+
+    loaded = load_spec(spec_path)
+    output = generate(loaded.spec, loaded.text)
+    return output, out_dir or _default_output(spec_path, loaded.spec.project.name)
+
+
+def _compared(spec_path: Path, out_dir: Path | None):
+    """For the commands that compare (check, diff): ``None`` when the output is known to be
+    exactly what the spec generates (see :mod:`vlagen.fingerprint`); else what the spec
+    generates and where, remembering which manifest these inputs made when vlagen's files
+    were the same before and after generating."""
+    from .fingerprint import inputs_digest, is_up_to_date, remember
     from .provenance import without_header
+
+    where = out_dir or _package_of(spec_path)
+    if where is not None and is_up_to_date(spec_path, where):
+        return None
+    from .api import generate  # only now: the answer above needs neither pydantic nor Jinja
+    from .load import load_spec
 
     loaded = load_spec(spec_path)
     before = inputs_digest(without_header(loaded.text))
@@ -134,15 +149,6 @@ def _package_of(spec_path: Path) -> Path | None:
 
     here = spec_path.parent
     return here if (here / MANIFEST_PATH).is_file() else None
-
-
-def _up_to_date(spec_path: Path, out_dir: Path | None) -> bool:
-    """Whether the output is known to be exactly what the spec generates without
-    regenerating it (see :mod:`vlagen.fingerprint`); False means "regenerate and compare"."""
-    from .fingerprint import is_up_to_date
-
-    out_dir = out_dir or _package_of(spec_path)
-    return out_dir is not None and is_up_to_date(spec_path, out_dir)
 
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
@@ -239,12 +245,13 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
     """Show what `vlagen regen` would change in the package; exit 1 if anything, or if regen
     would stop at a conflict (named on stderr). Your edits to generated files are not
     differences: regen keeps them (`vlagen check` lists them)."""
-    if _up_to_date(spec, out_dir):
+    compared = _compared(spec, out_dir)
+    if compared is None:
         return
     from .api import changes_for, require_output
     from .sync import NEEDS_USER, line_counts, unified_diff
 
-    output, out_dir = _load(spec, out_dir)
+    output, out_dir = compared
     require_output(out_dir)
     changes = changes_for(output, out_dir)
     for change in changes:  # what regen would stop at: on stderr, and exit 1 as regen would
@@ -279,11 +286,12 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
 @output_option
 def check(spec: Path, out_dir: Path | None) -> None:
     """Exit 1, listing the files, if the output is stale or holds an edit; else silent."""
-    if _up_to_date(spec, out_dir):
+    compared = _compared(spec, out_dir)
+    if compared is None:
         return
     from .api import check as check_output
 
-    output, out_dir = _load(spec, out_dir)
+    output, out_dir = compared
     problems = check_output(output, out_dir)
     for change in problems:
         note = f"  ({change.reason})" if change.reason else ""

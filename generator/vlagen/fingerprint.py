@@ -2,9 +2,11 @@
 ``check`` and ``diff`` can tell an up-to-date output without regenerating it.
 
 The output is a function of the spec's text, vlagen's code and templates, and the libraries
-that parse, validate, render and format it: :func:`inputs_digest` hashes all of them. Each
-generation remembers, in the user's cache (:mod:`vlagen.usercache`), which manifest its
-inputs made (:func:`remember`). ``check`` and ``diff`` first ask :func:`is_up_to_date`: if
+that parse, validate, render and format it: :func:`inputs_digest` hashes all of them. When
+``check`` or ``diff`` has regenerated an output to compare it, it remembers in the user's
+cache (:mod:`vlagen.usercache`) which manifest its inputs made (:func:`remember`; ``new``
+and ``regen`` do not: they compare nothing, and the digest would cost them). ``check`` and
+``diff`` first ask :func:`is_up_to_date`: if
 these inputs are remembered to make the manifest on disk, byte for byte, and every file that
 manifest records is on disk as recorded, then regenerating would give back exactly those
 files, and there is nothing to report. That skips loading the spec models, Jinja and ruff,
