@@ -256,3 +256,19 @@ def test_versions_read_off_folder_names_are_the_installed_ones() -> None:
 
     for name in fingerprint.LIBRARIES:
         assert fingerprint._version(name) == metadata.version(name), name
+
+
+@pytest.mark.parametrize("text", [b"", b"one\n", b"one\ntwo", b"a\r\nb\n\n"])
+def test_a_new_or_deleted_file_counts_its_lines_as_a_diff_would(text) -> None:
+    import difflib
+
+    from vlagen.sync import Action, Change, _lines, line_counts
+
+    lines = _lines(text)
+    diffed = sum(
+        line.startswith("+") and not line.startswith("+++")
+        for line in difflib.unified_diff([], lines, n=0)
+    )
+    file = File(text, Mode.GENERATED)
+    assert line_counts(Change(Action.CREATE, "f", None, file, write=text)) == (diffed, 0)
+    assert line_counts(Change(Action.DELETE, "f", text, None)) == (0, diffed)

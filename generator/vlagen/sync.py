@@ -349,6 +349,8 @@ def line_counts(change: Change) -> tuple[int, int]:
     after = _after(change)
     if after is _SAME:
         return 0, 0
+    if change.old is None or after is None:  # a new or a deleted file: no diff to take
+        return len(_lines(after)), len(_lines(change.old))
     added = removed = 0
     for line in difflib.unified_diff(_lines(change.old), _lines(after), n=0):
         if line.startswith(("+++", "---")):
