@@ -202,7 +202,7 @@ def test_formatting_a_file_seen_before_starts_no_ruff(spec_file, monkeypatch) ->
     def no_ruff(*args, **kwargs):
         raise AssertionError("ruff ran for files it formatted before")
 
-    monkeypatch.setattr(formatting.subprocess, "run", no_ruff)
+    monkeypatch.setattr(formatting, "_ruff_format", no_ruff)
     assert generate(loaded.spec, loaded.text).tree == first
 
 
@@ -216,10 +216,8 @@ def test_other_ruff_settings_or_another_path_format_again(monkeypatch) -> None:
     )
     assert formatting.format_tree(tree)["a.py"].content == b"x = [1, 2]\n"
     runs = []
-    real = subprocess.run
-    monkeypatch.setattr(
-        formatting.subprocess, "run", lambda *a, **k: runs.append(a) or real(*a, **k)
-    )
+    real = formatting._ruff_format
+    monkeypatch.setattr(formatting, "_ruff_format", lambda *a, **k: runs.append(a) or real(*a, **k))
     formatting.format_tree(tree)
     assert runs == []
     magic = b"[tool.ruff.format]\nskip-magic-trailing-comma = true\n"

@@ -11,8 +11,6 @@ no ruff at all.
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -54,6 +52,9 @@ def _key(settings: str, path: str, content: bytes) -> str:
 
 def _ruff_format(tree: FileTree, python: list[str], configs: list[str]) -> dict[str, bytes]:
     """``python``'s files of ``tree`` formatted by one ruff process, beside ``configs``."""
+    import subprocess  # here, not at the top: a run whose every file was seen before
+    import tempfile  # starts no process and makes no folder
+
     from ruff.__main__ import find_ruff_bin
 
     with tempfile.TemporaryDirectory(prefix="vlagen-format-") as tmp:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from merge3 import Merge3
-
 __all__ = ["MARKERS", "Merged", "has_conflict_markers", "merge"]
 
 #: The marker lines, in order: start, base, separator, end.
@@ -45,6 +43,8 @@ def merge(base: bytes, yours: bytes, new: bytes) -> Merged:
     start, middle, separator, end = MARKERS
     out: list[bytes] = []
     conflicts = 0
+    from merge3 import Merge3  # only a user's edit needs it
+
     regions = Merge3(_lines(base), _lines(yours), _lines(new)).merge_groups()
     for region in regions:
         if region[0] != "conflict":
