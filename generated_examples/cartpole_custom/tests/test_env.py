@@ -233,3 +233,18 @@ def test_observation_that_breaks_the_layout_is_named() -> None:
         env.reset()
         with pytest.raises(ObservationError, match=SPEC.env.cameras[0].name):
             env.step(random_actions(6))
+
+
+@pytest.mark.parametrize("layout", ["row_major", "column_major", "flipped"])
+def test_frames_are_copied_whatever_their_memory_layout(layout: str) -> None:
+    """pygame's frames come column-major, MuJoCo's flipped: each lands in its row as is."""
+    field = observations.ARRAYS[0]
+    frame = np.random.default_rng(0).integers(0, 255, field.shape).astype(field.dtype)
+    if layout == "column_major":
+        frame = np.ascontiguousarray(frame.transpose(1, 0, 2)).transpose(1, 0, 2)
+    elif layout == "flipped":
+        frame = np.ascontiguousarray(frame[::-1])[::-1]
+    buffers = observations.allocate(2)
+    observations.put(buffers[field.name], 1, frame)
+    np.testing.assert_array_equal(buffers[field.name][1], frame)
+    assert not buffers[field.name][0].any()

@@ -105,16 +105,17 @@ class _Envs:
         rewards = np.zeros(n, np.float64)
         terminated, truncated = np.zeros(n, bool), np.zeros(n, bool)
         infos: list[dict] = [{} for _ in range(n)]
-        for j in np.flatnonzero(active):
-            with self._blame(j, "step"):
-                obs, reward, term, trunc, info = self.backends[j].step(controls[j])
+        j = 0
+        try:  # one handler for the loop, not one per env: this runs once per env step
+            for j in active.nonzero()[0].tolist():
+                obs, rewards[j], terminated[j], truncated[j], infos[j] = self.backends[
+                    j
+                ].step(controls[j])
                 observations.write(buffers, texts, self.rows[j], obs, check=self.check)
-            rewards[j], terminated[j], truncated[j], infos[j] = (
-                reward,
-                term,
-                trunc,
-                info,
-            )
+        except observations.ObservationError:
+            raise
+        except Exception as exc:
+            raise self._failure(j, "step", exc) from exc
         return rewards, terminated, truncated, infos
 
     @contextmanager
@@ -125,12 +126,13 @@ class _Envs:
         except observations.ObservationError:
             raise
         except Exception as exc:
-            row = self.rows[j]
-            raise BackendError(
-                f"env {row}: {call} failed: {_describe(exc)}",
-                row,
-                cause=type(exc).__name__,
-            ) from exc
+            raise self._failure(j, call, exc) from exc
+
+    def _failure(self, j: int, call: str, exc: Exception) -> BackendError:
+        row = self.rows[j]
+        return BackendError(
+            f"env {row}: {call} failed: {_describe(exc)}", row, cause=type(exc).__name__
+        )
 
     def close(self) -> None:
         """Close every backend, even past one whose close raises (re-raised at the end)."""
@@ -214,6 +216,7 @@ class SubprocessVector:
         self._slices = [
             s for s in np.array_split(np.arange(num_envs), workers) if len(s)
         ]
+        self._spans = [(int(s[0]), int(s[-1]) + 1) for s in self._slices]
         self._timeouts = {
             "make": reset_timeout if start_timeout is None else start_timeout,
             "reset": reset_timeout,
@@ -292,17 +295,18 @@ class SubprocessVector:
     def step(self, controls: np.ndarray, active: np.ndarray) -> StepResult:
         dtype = controls.dtype.str
         messages = [
-            ("step", (dtype, controls[rows].tolist(), active[rows].tolist()))
-            for rows in self._slices
+            ("step", (dtype, controls[lo:hi].tolist(), active[lo:hi].tolist()))
+            for lo, hi in self._spans
         ]
         by_worker = self._gather("step", messages)
-        replies = [by_worker[w] for w in range(len(self._slices))]
+        replies = [by_worker[w] for w in range(len(self._spans))]
         rewards = np.array([x for r in replies for x in r[0][0]], np.float64)
         terminated = np.array([x for r in replies for x in r[0][1]], bool)
         truncated = np.array([x for r in replies for x in r[0][2]], bool)
         infos = [info for r in replies for info in r[0][3]]
-        for reply, rows in zip(replies, self._slices, strict=True):
-            self._texts_from(reply, rows[active[rows]])
+        if self.texts:
+            for reply, rows in zip(replies, self._slices, strict=True):
+                self._texts_from(reply, rows[active[rows]])
         return rewards, terminated, truncated, infos
 
     def close(self) -> None:
@@ -730,7 +734,7 @@ def _worker(
                     truncated.tolist(),
                     infos,
                 )
-                touched = [rows[j] for j in np.flatnonzero(active)]
+                touched = [row for row, on in zip(rows, flags, strict=True) if on]
             _reply(
                 conn,
                 ("ok", (result, {k: [texts[k][r] for r in touched] for k in texts})),

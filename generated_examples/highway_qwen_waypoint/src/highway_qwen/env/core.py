@@ -72,11 +72,13 @@ class VecEnv:
         self.returns = np.zeros(n)
         self.successes = np.zeros(n, bool)
         self.term_sums = np.zeros((len(rewards.TERMS), n))
-        self._ego = np.zeros((n, 4))
         self.over = np.zeros(
             n, bool
         )  # finished and waiting for reset (auto_reset=False)
         self.closed = False
+        self._descriptions = [task.description for task in self.tasks]
+        self._everyone = np.ones(n, bool)
+        self._ego = np.zeros((n, 4))
         self._controller = make_controller(n)
 
     # -- episodes ------------------------------------------------------------------------
@@ -127,14 +129,14 @@ class VecEnv:
             raise ValueError(
                 f"actions must have shape {list(expected)}, got {list(chunk.shape)}"
             )
-        active = (
-            np.ones(self.num_envs, bool) if active is None else np.array(active, bool)
-        )
+        active = self._everyone.copy() if active is None else np.array(active, bool)
         if active.shape != (self.num_envs,):
             raise ValueError(
                 f"active must have shape [{self.num_envs}], got {list(active.shape)}"
             )
-        if (active & self.over).any():
+        # np.count_nonzero is ndarray.any() without its Python wrappers: this method runs
+        # once per env step, where a few microseconds are a share of a fast simulator's step.
+        if np.count_nonzero(active & self.over):
             raise ValueError(
                 f"envs {np.flatnonzero(active & self.over).tolist()} finished their episodes; "
                 "reset them before stepping (auto_reset is off)"
@@ -155,27 +157,31 @@ class VecEnv:
                 chunk[:, s],
             )
             r, term, trunc, infos = self.vector.step(step_controls, active)
+            # Zero where ``active`` is false, so the sums below need no mask.
             values = rewards.term_values(r, infos, step_actions, active)
             shaped = rewards.WEIGHTS @ values
-            self.lengths[active] += 1
-            trunc = (trunc | (self.lengths >= self.max_episode_steps)) & ~term
-            done = active & (term | trunc)
-            reward[active, s] = shaped[active]
-            terminated[:, s], truncated[:, s] = term & active, trunc & active
+            self.lengths += active
+            trunc = (trunc | (self.lengths >= self.max_episode_steps)) & ~term & active
+            term = term & active
+            done = term | trunc
+            reward[:, s], terminated[:, s], truncated[:, s] = shaped, term, trunc
             terms[:, :, s] = values
-            self.returns[active] += shaped[active]
-            self.term_sums[:, active] += values[:, active]
-            for i in np.flatnonzero(active):
-                self.successes[i] |= bool(infos[i].get("success", False))
+            self.returns += shaped
+            self.term_sums += values
+            stepped = active.nonzero()[0].tolist()
+            succeeded = [i for i in stepped if infos[i].get("success", False)]
+            if succeeded:
+                self.successes[succeeded] = True
+            for i in stepped:
                 if "ego" in infos[i]:
                     self._ego[i] = infos[i]["ego"]
-                if done[i]:
-                    final_info[i] = infos[i]
+            for i in done.nonzero()[0].tolist():
+                final_info[i] = infos[i]
             if self.recorder is not None:
                 self.recorder.add(self.vector.buffers, active)
             finished |= done
             active &= ~done
-            if not active.any():
+            if not np.count_nonzero(active):
                 break
         return self._finish(finished, reward, terminated, truncated, terms, final_info)
 
@@ -199,8 +205,9 @@ class VecEnv:
     def observe(self) -> Observation:
         """The current observation of every env, copied out of the backends' buffers."""
         obs: Observation = {k: v.copy() for k, v in self.vector.buffers.items()}
-        obs.update({k: list(v) for k, v in self.vector.texts.items()})
-        obs["task"] = [self.tasks[t].description for t in self.task_ids]
+        for k, v in self.vector.texts.items():
+            obs[k] = list(v)
+        obs["task"] = [self._descriptions[t] for t in self.task_ids.tolist()]
         return obs
 
     def episode_stats(self) -> dict[str, Any]:
@@ -226,10 +233,10 @@ class VecEnv:
         final_info: list[dict | None],
     ) -> tuple[Observation, np.ndarray, np.ndarray, np.ndarray, dict]:
         info: dict[str, Any] = {
-            "reward_terms": {t.name: terms[k] for k, t in enumerate(rewards.TERMS)},
+            "reward_terms": dict(zip(rewards.NAMES, terms, strict=True)),
             "_final": finished,
         }
-        if finished.any():
+        if np.count_nonzero(finished):
             ids = np.flatnonzero(finished)
             info["final_obs"] = self.observe()
             info["final_info"] = final_info
@@ -252,16 +259,15 @@ class VecEnv:
             (s, int(self.task_ids[i]), int(self.state_ids[i]))
             for s, i in zip(seeds, ids, strict=True)
         ]
-        infos = self.vector.reset(ids, args)
+        for i, info in zip(ids, self.vector.reset(ids, args), strict=True):
+            if "ego" in info:
+                self._ego[i] = info["ego"]
         self.over[ids] = False
         self.episodes[ids] += 1
         self.lengths[ids] = 0
         self.returns[ids] = 0.0
         self.successes[ids] = False
         self.term_sums[:, ids] = 0.0
-        for i, info in zip(ids, infos, strict=True):
-            if "ego" in info:
-                self._ego[i] = info["ego"]
 
     def _episode_seed(self, env: int) -> int:
         sequence = np.random.SeedSequence(

@@ -87,9 +87,28 @@ def write(
     if check:
         check_obs(obs, row)
     for f in ARRAYS:
-        buffers[f.name][row] = obs[f.name]
+        put(buffers[f.name], row, obs[f.name])
     for f in TEXTS:
         texts[f.name][row] = obs[f.name]
+
+
+def put(rows: np.ndarray, row: int, value: Any) -> None:
+    """``rows[row] = value``. A frame whose pixels are not adjacent in memory (pygame draws
+    column by column, and highway-env or gymnasium's classic-control envs hand its surface
+    out transposed) is copied a channel at a time: numpy then runs one long strided loop
+    per channel instead of a three-byte loop per pixel, 4x faster at 128x128."""
+    if (
+        isinstance(value, np.ndarray)
+        and value.ndim == 3
+        and value.shape == rows.shape[1:]
+        and value.dtype == rows.dtype
+        and value.strides[1] != value.strides[2] * value.shape[2]
+    ):
+        target = rows[row]
+        for c in range(value.shape[2]):
+            target[..., c] = value[..., c]
+    else:
+        rows[row] = value
 
 
 def check_obs(obs: Any, env_index: int) -> None:

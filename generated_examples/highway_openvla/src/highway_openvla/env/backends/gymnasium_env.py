@@ -113,9 +113,10 @@ class GymnasiumBackend:
         out["ego"] = self._ego()
         return out
 
-    def _ego(self) -> np.ndarray:
+    def _ego(self) -> tuple[float, float, float, float]:
         """highway-env's ego vehicle as (x, y, yaw, speed), its y axis (pointing right)
-        flipped to the right-handed frame the controllers use."""
+        flipped to the right-handed frame the controllers use. Plain floats: an info dict
+        crosses a pipe every step in the pool, and a small array pickles slowly."""
         vehicle = self.env.unwrapped.vehicle
         x, y = vehicle.position
-        return np.array([x, -y, -vehicle.heading, vehicle.speed], dtype=np.float64)
+        return (float(x), -float(y), -float(vehicle.heading), float(vehicle.speed))
