@@ -7,9 +7,11 @@ highway-env)::
 
 It runs in a temporary working directory and writes nothing but ``--json``.
 
-Three comparisons, each run interleaved (one of each per round, ``--rounds`` rounds) so that
-machine load falls on both sides alike; each line reports the median env steps per second
-(one env step = one simulator step of one env) and the ratio to its baseline:
+Three comparisons, each run interleaved (one of each per round, ``--rounds`` rounds, the
+order reversed every other round) so that machine load falls on both sides alike; each line
+reports the median env steps per second (one env step = one simulator step of one env) and
+the ratio to its baseline. Both sides of a comparison follow the same trajectories, so
+round ``k`` of each covers the same simulator steps:
 
 1. **Core overhead.** Raw highway-env (``gymnasium.make`` with the highway example's exact
    config, ``step`` then ``render()`` per env, a Python loop over envs) against the same envs
@@ -177,9 +179,12 @@ def _synthetic_package(tmp: Path):
 
 
 def _compare(name: str, sides: dict[str, Callable[[int], float]], rounds: int, steps: int):
+    """Run each side once per round, in the given order in even rounds and reversed in odd
+    ones, so that neither side always runs first (right after the other's last run)."""
     rates: dict[str, list[float]] = {side: [] for side in sides}
-    for _ in range(rounds):
-        for side, run in sides.items():
+    order = list(sides.items())
+    for round_ in range(rounds):
+        for side, run in order if round_ % 2 == 0 else order[::-1]:
             rates[side].append(run(steps))
     medians = {side: statistics.median(values) for side, values in rates.items()}
     baseline = next(iter(medians.values()))
