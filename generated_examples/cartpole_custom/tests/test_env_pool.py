@@ -39,6 +39,14 @@ class Exploding(synthetic.SyntheticBackend):
         return super().step(control)
 
 
+class BadReward(synthetic.SyntheticBackend):
+    """Env 2 returns a reward that is not a number."""
+
+    def step(self, control):
+        obs, reward, *rest = super().step(control)
+        return obs, "a lot" if self.index == 2 else reward, *rest
+
+
 class Dying(synthetic.SyntheticBackend):
     """Env 1's process exits abruptly on its first step, as a crashing simulator would."""
 
@@ -460,6 +468,25 @@ def test_a_dying_worker_is_reported() -> None:
     env.reset()
     with pytest.raises(BackendError, match="died during step with exit code 7"):
         env.step(np.zeros((N, CHUNK, DIM), np.float32))
+    assert not mp.active_children()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_reward_that_is_no_number_names_the_env(workers: int) -> None:
+    """What the backend returns is read where its errors are caught: the worker reports
+    it, rather than dying of it."""
+    vector = (
+        SubprocessVector(BadReward, N, workers)
+        if workers
+        else InProcessVector(BadReward, N)
+    )
+    with VecEnv(vector, synthetic.tasks()) as env:
+        env.reset()
+        with pytest.raises(
+            BackendError, match=r"env 2: step failed( in worker 1)?: ValueError"
+        ) as caught:
+            env.step(np.zeros((N, CHUNK, DIM), np.float32))
+    assert caught.value.env_index == 2
     assert not mp.active_children()
 
 

@@ -61,14 +61,13 @@ VEHICLE: Vehicle | None = None
 _LOW = np.asarray(ACTION_LOW, dtype=np.float32)
 _HIGH = np.asarray(ACTION_HIGH, dtype=np.float32)
 _SPAN = _HIGH - _LOW
-_HALF_SPAN = 0.5 * _SPAN  # x * 0.5 * span == x * (0.5 * span) exactly: halving is exact
 
 
 def to_control(actions: np.ndarray) -> np.ndarray:
     """Canonical actions ``[N, chunk, dim]`` in [-1, 1] (clipped) to backend units."""
     # np.minimum(np.maximum(...)) is np.clip (NaN included) without its Python wrappers.
     clipped = np.minimum(np.maximum(np.asarray(actions, dtype=np.float32), -1.0), 1.0)
-    return np.rint(_LOW + (clipped + 1.0) * _HALF_SPAN).astype(np.int64)
+    return np.rint(_LOW + (clipped + 1.0) * 0.5 * _SPAN).astype(np.int64)
 
 
 def to_canonical(controls: np.ndarray) -> np.ndarray:

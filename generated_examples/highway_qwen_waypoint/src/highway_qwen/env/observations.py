@@ -103,6 +103,9 @@ def put(rows: np.ndarray, row: int, value: Any) -> None:
         and value.shape == rows.shape[1:]
         and value.dtype == rows.dtype
         and value.strides[1] != value.strides[2] * value.shape[2]
+        and not np.may_share_memory(
+            value, rows
+        )  # a channel at a time is no overlap-safe copy
     ):
         target = rows[row]
         for c in range(value.shape[2]):

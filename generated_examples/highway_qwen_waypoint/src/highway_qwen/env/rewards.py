@@ -51,7 +51,10 @@ def term_values(
             try:
                 values[t, envs] = [float(infos[i][key]) for i in ids]
             except KeyError:
-                env = next(i for i in ids if key not in infos[i])
+                missing = [i for i in ids if key not in infos[i]]
+                if not missing:  # the KeyError came from inside a value, not from info
+                    raise
+                env = missing[0]
                 raise RewardError(
                     f"reward term {TERMS[t].name!r} reads info[{key!r}], which env {env}'s "
                     f"backend did not report (its info keys: {sorted(infos[env])})"

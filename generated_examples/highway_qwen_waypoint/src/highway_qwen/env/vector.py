@@ -108,10 +108,14 @@ class _Envs:
         j = 0
         try:  # one handler for the loop, not one per env: this runs once per env step
             for j in active.nonzero()[0].tolist():
-                obs, rewards[j], terminated[j], truncated[j], infos[j] = self.backends[
-                    j
-                ].step(controls[j])
+                obs, reward, term, trunc, info = self.backends[j].step(controls[j])
                 observations.write(buffers, texts, self.rows[j], obs, check=self.check)
+                rewards[j], terminated[j], truncated[j], infos[j] = (
+                    reward,
+                    term,
+                    trunc,
+                    info,
+                )
         except observations.ObservationError:
             raise
         except Exception as exc:
