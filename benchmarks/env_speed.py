@@ -3,7 +3,7 @@
 Run it from the repository root in the dev venv (``pip install -e '.[test]'`` brings
 highway-env)::
 
-    python benchmarks/env_speed.py [--rounds 5] [--steps 200] [--json results.json]
+    python benchmarks/env_speed.py [--rounds 20] [--steps 150] [--json results.json]
 
 It runs in a temporary working directory and writes nothing but ``--json``.
 
@@ -200,8 +200,8 @@ def _compare(name: str, sides: dict[str, Callable[[int], float]], rounds: int, s
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=200, help="vector steps per timed run")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=150, help="vector steps per timed run")
     parser.add_argument("--num-envs", type=int, default=4)
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     args = parser.parse_args(argv)
