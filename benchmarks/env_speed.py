@@ -4,13 +4,16 @@ Run it from the repository root in the dev venv (``pip install -e '.[test]'`` br
 highway-env)::
 
     python benchmarks/env_speed.py [--rounds 20] [--steps 150] [--json results.json]
+        [--baseline OTHER/generated_examples/highway_openvla/src]
 
-It runs in a temporary working directory and writes nothing but ``--json``.
+It runs in a temporary working directory and writes nothing but ``--json``. With
+``--baseline``, the env core of the highway example as another vlagen generated it (an older
+commit's checkout, say) is timed in the same rounds, as a third side of comparisons 1 and 2.
 
 Three comparisons, each run interleaved (one of each per round, ``--rounds`` rounds, the
-order reversed every other round) so that machine load falls on both sides alike; each line
+order rotated every round) so that machine load falls on all sides alike; each line
 reports the median env steps per second (one env step = one simulator step of one env) and
-the ratio to its baseline. Both sides of a comparison follow the same trajectories, so
+the ratio to its baseline. All sides of a comparison follow the same trajectories, so
 round ``k`` of each covers the same simulator steps:
 
 1. **Core overhead.** Raw highway-env (``gymnasium.make`` with the highway example's exact
@@ -21,10 +24,11 @@ round ``k`` of each covers the same simulator steps:
 2. **Process pool.** The core's pool (images in shared memory) against gymnasium's
    ``AsyncVectorEnv(shared_memory=True)`` over the same env with the rendered frame as its
    observation (``AddRenderObservation``), one env per worker, at 1 and 2 workers, both with
-   the ``spawn`` start method. Both sides use the same episode seeds and actions, so they
-   simulate identical traffic (what a highway-env step costs depends on it), and both
-   reset an env whose episode ended after that step (``AsyncVectorEnv`` with
-   ``autoreset_mode=DISABLED`` and a masked, seeded reset). Goal: at least as fast.
+   the ``spawn`` start method, each run on fresh worker processes (see :func:`_fresh`).
+   Both sides use the same episode seeds and actions, so they simulate identical traffic
+   (what a highway-env step costs depends on it), and both reset an env whose episode ended
+   after that step (``AsyncVectorEnv`` with ``autoreset_mode=DISABLED`` and a masked, seeded
+   reset). Goal: at least as fast.
 3. **Synthetic backend.** Steps per second of the synthetic stand-in at ``num_envs`` 64 with
    two 224x224 cameras, generated here from the LIBERO example with its cameras resized; it
    must not be what limits a test run.
@@ -36,6 +40,7 @@ import argparse
 import importlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -54,6 +59,13 @@ def _import_highway():
     env = importlib.import_module("highway_openvla.env")
     gym_backend = importlib.import_module("highway_openvla.env.backends.gymnasium_env")
     return env, gym_backend
+
+
+def _import_baseline(src: Path, scratch: Path):
+    """The env core of the highway example in ``src``, imported under another name."""
+    shutil.copytree(src / "highway_openvla", scratch / "baseline" / "baseline_highway_openvla")
+    sys.path.insert(0, str(scratch / "baseline"))
+    return importlib.import_module("baseline_highway_openvla.env")
 
 
 def _episode_seed(seed: int, env: int, episode: int) -> int:
@@ -110,6 +122,28 @@ def _core(env_module, num_envs: int, workers: int, backend: str = "gymnasium", s
         return calls * steps_per_call * num_envs / (time.perf_counter() - start)
 
     return run, venv.close
+
+
+WARM_UP_STEPS = 10
+
+
+def _fresh(make: Callable[[], tuple[Callable[[int], float], Callable[[], None]]]):
+    """A side whose every run has worker processes of its own: ``make`` starts them, a few
+    steps warm them up, the run is timed and they are closed. One set of worker processes
+    steps a few percent faster or slower than the next (where their memory happens to lie,
+    which core they start on), and a pool kept for all rounds would carry that luck into
+    every round of its side. Every run starts from the same reset, so all runs of all sides
+    time the same simulator steps."""
+
+    def run(steps: int) -> float:
+        timed, close = make()
+        try:
+            timed(WARM_UP_STEPS)
+            return timed(steps)
+        finally:
+            close()
+
+    return run
 
 
 def _async_vector(gym_backend, workers: int, seed: int = 0):
@@ -179,12 +213,13 @@ def _synthetic_package(tmp: Path):
 
 
 def _compare(name: str, sides: dict[str, Callable[[int], float]], rounds: int, steps: int):
-    """Run each side once per round, in the given order in even rounds and reversed in odd
-    ones, so that neither side always runs first (right after the other's last run)."""
+    """Run each side once per round, the order rotated by one every round, so that no side
+    always runs first (right after another's last run)."""
     rates: dict[str, list[float]] = {side: [] for side in sides}
     order = list(sides.items())
     for round_ in range(rounds):
-        for side, run in order if round_ % 2 == 0 else order[::-1]:
+        shift = round_ % len(order)
+        for side, run in order[shift:] + order[:shift]:
             rates[side].append(run(steps))
     medians = {side: statistics.median(values) for side, values in rates.items()}
     baseline = next(iter(medians.values()))
@@ -204,8 +239,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=150, help="vector steps per timed run")
     parser.add_argument("--num-envs", type=int, default=4)
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument(
+        "--baseline", type=Path, help="another vlagen's highway example src folder to time too"
+    )
     args = parser.parse_args(argv)
     out = args.json.resolve() if args.json else None
+    if args.baseline:
+        args.baseline = args.baseline.resolve()
     home = Path.cwd()
     # The run's working directory is a scratch one, so that nothing it does writes into the
     # caller's (an env's default video directory or log files are relative to it).
@@ -221,34 +261,49 @@ def main(argv: list[str] | None = None) -> None:
 
 def _run(args: argparse.Namespace, scratch: Path) -> dict[str, dict]:
     env_module, gym_backend = _import_highway()
+    baseline = _import_baseline(args.baseline, scratch) if args.baseline else None
     results: dict[str, dict] = {}
 
-    core_run, core_close = _core(env_module, args.num_envs, workers=0)
+    def cores(num_envs: int, workers: int, label: str) -> tuple[dict, list]:
+        """This vlagen's env core, and the baseline's if given: runs and closers."""
+        run, close = _core(env_module, num_envs, workers=workers)
+        runs, closers = {f"env core, {label}": run}, [close]
+        if baseline is not None:
+            run, close = _core(baseline, num_envs, workers=workers)
+            runs[f"env core of --baseline, {label}"] = run
+            closers.append(close)
+        return runs, closers
+
+    runs, closers = cores(args.num_envs, 0, "in-process")
     results["overhead"] = _compare(
         f"1. highway-env, {args.num_envs} envs in-process, {args.steps} steps per run",
-        {
-            "raw highway-env (step + render)": _raw_highway(gym_backend, args.num_envs, 0),
-            "env core, in-process": core_run,
-        },
+        {"raw highway-env (step + render)": _raw_highway(gym_backend, args.num_envs, 0), **runs},
         args.rounds,
         args.steps,
     )
-    core_close()
+    for close in closers:
+        close()
 
     for workers in (1, 2):
-        pool_run, pool_close = _core(env_module, workers, workers=workers)
-        async_run, async_close = _async_vector(gym_backend, workers)
+        pools = {
+            "gymnasium AsyncVectorEnv(shared_memory=True)": _fresh(
+                lambda workers=workers: _async_vector(gym_backend, workers)
+            ),
+            "env core, process pool": _fresh(
+                lambda workers=workers: _core(env_module, workers, workers=workers)
+            ),
+        }
+        if baseline is not None:
+            pools["env core of --baseline, process pool"] = _fresh(
+                lambda workers=workers: _core(baseline, workers, workers=workers)
+            )
         results[f"pool_{workers}"] = _compare(
-            f"2. highway-env, {workers} worker(s), one env each, {args.steps} steps per run",
-            {
-                "gymnasium AsyncVectorEnv(shared_memory=True)": async_run,
-                "env core, process pool": pool_run,
-            },
+            f"2. highway-env, {workers} worker(s), one env each, {args.steps} steps per run "
+            "(fresh workers each run)",
+            pools,
             args.rounds,
             args.steps,
         )
-        pool_close()
-        async_close()
 
     synthetic = _synthetic_package(scratch)
     run, close = _core(synthetic, 64, workers=0, backend="synthetic")
