@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing import util
 from pathlib import Path
@@ -298,10 +298,10 @@ class SubprocessVector:
 
     def step(self, controls: np.ndarray, active: np.ndarray) -> StepResult:
         dtype = controls.dtype.str
-        messages = [
+        messages = (
             ("step", (dtype, controls[lo:hi].tolist(), active[lo:hi].tolist()))
             for lo, hi in self._spans
-        ]
+        )
         by_worker = self._gather("step", messages)
         replies = [by_worker[w] for w in range(len(self._spans))]
         rewards = np.array([x for r in replies for x in r[0][0]], np.float64)
@@ -340,17 +340,19 @@ class SubprocessVector:
             for row, value in zip(rows, values, strict=True):
                 self.texts[name][row] = value
 
-    def _gather(self, call: str, messages: list) -> dict[int, Any]:
+    def _gather(self, call: str, messages: Iterable[tuple | None]) -> dict[int, Any]:
         """Send each worker its message (``None``: skip it), then collect the replies, all
-        before the call's deadline. Any failure, and a Ctrl-C, closes the pool."""
+        before the call's deadline. Any failure, and a Ctrl-C, closes the pool: also one
+        while the messages are made (``messages`` may be a generator), which takes a while
+        for a large call."""
         if not self._finalizer.still_active():
             reason = (
                 f"; it was closed after: {self._closed_by}" if self._closed_by else ""
             )
             raise BackendError(f"the env pool is closed{reason}")
         deadline = self._deadline(call)
-        frames = {w: _frame(m) for w, m in enumerate(messages) if m is not None}
         try:
+            frames = {w: _frame(m) for w, m in enumerate(messages) if m is not None}
             stuck, dead = self._write(frames, deadline)
             if dead is not None:
                 self._fail(dead, call)
