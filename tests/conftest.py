@@ -70,16 +70,26 @@ def fresh_venv(root: Path) -> str:
     return str(root / "bin" / "python")
 
 
-def install(python: str, args: Sequence[str], *, cwd: Path | None = None) -> None:
+#: The test set-up's lock (``tests/refresh_constraints.py`` writes it).
+LOCK = REPO / "constraints.txt"
+
+
+def install(
+    python: str, args: Sequence[str], *, cwd: Path | None = None, locked: bool = True
+) -> None:
     """``uv pip install ARGS`` into ``python``'s venv, failing with uv's message.
 
     uv, not pip: it resolves as pip does and links from its cache, so each of the suite's
     fresh venvs takes seconds where pip took a minute and a half (unpacking torch and
     transformers again each time). pip's ``find-links`` are passed on, so torch comes from
-    the same wheel pip installs (the CPU build on this machine's disk), not a CUDA one."""
+    the same wheel pip installs (the CPU build on this machine's disk), not a CUDA one.
+    ``locked``: constrained by :data:`LOCK`, as the suite's own venv is, so a release made
+    upstream today changes no fresh venv either."""
     from uv import find_uv_bin
 
     command = [find_uv_bin(), "pip", "install", "-q", "--python", python]
+    if locked:
+        command += ["--constraint", str(LOCK)]
     for links in _pip_find_links():
         command += ["--find-links", links]
     done = subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True)

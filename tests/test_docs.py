@@ -46,3 +46,28 @@ def test_each_framework_page_names_the_requirement_its_target_installs(decl) -> 
     page = (REPO / "docs" / "frameworks" / f"{decl.framework}.md").read_text(encoding="utf-8")
     assert f"`{decl.requirement}`" in page
     assert "## Sources" in page
+
+
+def _readme_commands() -> list[str]:
+    """The README's set-up commands: the one-line ```bash blocks under "## Set up"."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return [block.split("\n", 1)[1].strip() for block in section.split("```bash")[1:]]
+
+
+def test_ci_runs_the_readmes_test_command_and_it_installs_from_the_lock() -> None:
+    """CI runs what a newcomer pastes, nothing else, and both install from the committed
+    lock, so a release made upstream cannot change what the suite runs on."""
+    install, test = (block.split("\n```")[0] for block in _readme_commands())
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == test
+    assert "-c constraints.txt" in test.split("pip install -e '.[test]'")[1].split("&&")[0]
+    assert "pytest" in test.split("&&")[-1] and "vlagen new" in install
+    pins = [
+        line
+        for line in (REPO / "constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert all(line.count("==") == 1 and "+" not in line for line in pins), pins
+    names = {line.split("==")[0].lower() for line in pins}
+    assert {"pyyaml", "pydantic", "jinja2", "click", "torch", "transformers"} <= names

@@ -156,8 +156,27 @@ class _Open:
 
 def _scan(text: str, path: str) -> None:
     """Refuse a document deeper than :data:`MAX_DEPTH` or, aliases expanded, larger than
-    :data:`MAX_NODES`, reading events only (nothing composed, nothing expanded)."""
-    loader = _Loader(text)
+    :data:`MAX_NODES`, reading events only (nothing composed, nothing expanded).
+
+    libyaml 0.2.5 as bundled with PyYAML 6.0.4 stops at 1,000 nested flow collections with its
+    own error, raised while its scanner looks ahead for a possible key, before this pass sees
+    the 65th level. The pure-Python parser has no such limit and looks ahead at most 1,024
+    characters, so on that error the pass runs again with it, and the limit a user meets is
+    vlagen's, named at the level that crosses it, whichever PyYAML is installed.
+    """
+    try:
+        _scan_events(_Loader(text), text, path)
+    except SpecError as exc:
+        if _Loader is yaml.SafeLoader or not _libyaml_depth_limit(exc):
+            raise
+        _scan_events(yaml.SafeLoader(text), text, path)
+
+
+def _libyaml_depth_limit(exc: SpecError) -> bool:
+    return any("maximum nesting depth" in issue.message for issue in exc.issues)
+
+
+def _scan_events(loader: yaml.SafeLoader, text: str, path: str) -> None:
     stack: list[_Open] = []
     anchors: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) of what it names
     nodes = 0
