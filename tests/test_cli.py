@@ -35,8 +35,7 @@ def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     edited = out / "src/tiny_vla/spec.py"
     edited.write_text(edited.read_text() + "# my tweak\n")
     check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
-    assert check.exit_code == 1
-    assert check.output == f"edited    {edited}  (edited by you)\n"
+    assert (check.exit_code, check.output) == (0, f"edited    {edited}  (your edit, kept)\n")
     # An edit is not a difference regen would make: diff is empty, regen keeps it.
     diff = runner.invoke(main, ["diff", str(spec), "-o", str(out)])
     assert (diff.exit_code, diff.output) == (0, "")
@@ -58,7 +57,7 @@ def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     text = edited.read_text()
     assert "learning_rate=3e-05," in text and text.endswith("# my tweak\n")
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
-    assert check.output == f"edited    {edited}  (edited by you)\n", "merged means edited"
+    assert (check.exit_code, check.output) == (0, f"edited    {edited}  (your edit, kept)\n")
 
     forced = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
@@ -98,7 +97,11 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert again.exit_code == 1
     assert "it holds conflict markers (<<<<<<< yours ...); resolve them" in again.output
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
-    assert check.exit_code == 1 and f"conflict  {edited}" in check.output
+    assert check.exit_code == 1 and f"conflict  {edited}" in check.stdout
+    assert "vlagen: 1 file need you: resolve the regions between `<<<<<<< yours`" in (
+        check.stderr
+    )
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 1
 
     start, end = text.index("<<<<<<< yours\n"), text.index(">>>>>>> generated now\n")
     resolved = text[:start] + "        learning_rate=5e-05,  # mine\n" + text[end + 22 :]
@@ -106,6 +109,50 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     done = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert done.exit_code == 0, done.output
     assert edited.read_text() == resolved
+
+
+def test_check_passes_a_kept_edit_lists_it_and_strict_fails_it(
+    runner, spec_file, tmp_path
+) -> None:
+    """Issue 30: a kept (merged) edit is what the owner wants; CI must not fail forever."""
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# my tweak\n")
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0
+    listed = f"edited    {edited}  (your edit, kept)\n"
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert (check.exit_code, check.stdout, check.stderr) == (0, listed, "")
+    strict = runner.invoke(main, ["check", str(changed), "-o", str(out), "--strict"])
+    assert (strict.exit_code, strict.stdout) == (1, listed)
+    assert strict.stderr.startswith("vlagen: --strict: your edits in 1 file fail the check")
+    edited.write_text(edited.read_text().removesuffix("# my tweak\n"))
+    reverted = runner.invoke(main, ["check", str(changed), "-o", str(out), "--strict"])
+    assert (reverted.exit_code, reverted.output) == (0, "")
+
+
+def test_check_fails_a_stale_package_and_says_to_regen(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# my tweak\n")
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 1
+    assert check.stdout == (
+        f"stale     {out / 'src/tiny_vla/spec.json'}\n"
+        f"stale     {edited}  (regen merges your edits in)\n"
+        f"stale     {out / 'src/tiny_vla/targets/rlinf/config.yaml'}\n"
+        f"stale     {out / 'vlagen.yaml'}\n"
+        f"stale     {out / '.vlagen/manifest.json'}\n"
+    )
+    assert check.stderr == (
+        f"vlagen: {out} is stale (5 files differ from what the spec generates): "
+        f"run `vlagen regen {changed} -o {out}`\n"
+    )
+    assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
 
 
 def test_a_dry_run_refuses_exactly_as_the_run_does(runner, spec_file, tmp_path) -> None:
@@ -124,6 +171,10 @@ def test_a_dry_run_refuses_exactly_as_the_run_does(runner, spec_file, tmp_path) 
     assert _files(out) == before, "nothing written"
     diff = runner.invoke(main, ["diff", str(changed), "-o", str(out), "--stat"])
     assert diff.exit_code == 1 and "refuse    src/tiny_vla/spec.py" in diff.output
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 1
+    assert f"refused   {edited}  (edited by you, and its merge base" in check.stdout
+    assert "vlagen: regen refuses 1 file (as each line says)" in check.stderr
 
 
 def test_a_crlf_checkout_is_not_an_edit(runner, spec_file, tmp_path) -> None:

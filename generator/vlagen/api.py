@@ -94,8 +94,8 @@ def _not_an_output(out_dir: Path) -> UsageError:
 
 
 def check(output: Output, out_dir: Path) -> list[Change]:
-    """The files that are stale or hold a user's edit; empty when ``out_dir`` is exactly what
-    the spec generates."""
+    """Every file ``check`` judges: what regen would write, stop at or refuse, and the
+    user's edits it keeps; empty when ``out_dir`` is exactly what the spec generates."""
     require_output(out_dir)
     return [
         c

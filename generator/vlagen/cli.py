@@ -19,29 +19,6 @@ import click
 from ._version import __version__
 from .errors import SpecError, UserError
 
-_COLOURS = {
-    "create": "green",
-    "update": "yellow",
-    "merge": "yellow",
-    "delete": "red",
-    "conflict": "red",
-    "refuse": "red",
-    "overwrite": "red",
-    "edited": "cyan",
-    "keep": "cyan",
-}
-_CHECK_LABELS = {
-    "create": "missing",
-    "update": "stale",
-    "merge": "stale",
-    "delete": "obsolete",
-    "edited": "edited",
-    "conflict": "conflict",
-    "refuse": "blocked",
-    "overwrite": "edited",
-}
-
-
 class _Group(click.Group):
     """Prints vlagen's user errors without a traceback and exits with their code."""
 
@@ -153,11 +130,12 @@ def _package_of(spec_path: Path) -> Path | None:
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
     from .api import write
+    from .report import print_changes
     from .sync import NEEDS_USER
 
     output, out_dir = _load(spec, out_dir)
     changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
-    _report(changes, out_dir, dry_run=dry_run)
+    print_changes(changes, out_dir, dry_run=dry_run)
     conflicts = [c for c in changes if c.action in NEEDS_USER]
     if conflicts:
         one = len(conflicts) == 1
@@ -169,28 +147,6 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
             err=True,
         )
         raise SystemExit(1)
-
-
-def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
-    """One line per file regen touches or leaves edited (with the lines it adds and
-    removes), then a count per action."""
-    from .sync import line_counts
-
-    counts: dict[str, int] = {}
-    for change in changes:
-        action = change.action.value
-        if not change.shown or action not in _COLOURS:
-            continue
-        counts[action] = counts.get(action, 0) + 1
-        added, removed = line_counts(change)
-        lines = f"  +{added} -{removed}" if added or removed else ""
-        note = f"  ({change.reason})" if change.reason else ""
-        click.echo(f"{click.style(f'{action:<9}', fg=_COLOURS[action])} {change.path}{lines}{note}")
-    counts["unchanged"] = sum(c.shown and c.action.value == "unchanged" for c in changes)
-    order = [*_COLOURS, "unchanged"]
-    summary = ", ".join(f"{counts[a]} {a}" for a in order if counts.get(a))
-    verb = "would change" if dry_run else "wrote"
-    click.echo(f"{verb} {out_dir}: {summary}" + (" (dry run: nothing written)" if dry_run else ""))
 
 
 @main.command()
@@ -284,19 +240,24 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
 @main.command()
 @spec_argument
 @output_option
-def check(spec: Path, out_dir: Path | None) -> None:
-    """Exit 1, listing the files, if the output is stale or holds an edit; else silent."""
+@click.option("--strict", is_flag=True, help="Fail on kept edits to generated files too.")
+def check(spec: Path, out_dir: Path | None, strict: bool) -> None:
+    """Is the package what vlagen makes from SPEC, with your kept edits? Exit 1, naming the
+    files, if it is stale (regen not run), a file is missing or obsolete, or regen would stop
+    at a conflict or refuse a file. Edits regen keeps are listed and pass, unless --strict."""
     compared = _compared(spec, out_dir)
     if compared is None:
         return
     from .api import check as check_output
+    from .report import judge
 
     output, out_dir = compared
-    problems = check_output(output, out_dir)
-    for change in problems:
-        note = f"  ({change.reason})" if change.reason else ""
-        click.echo(f"{_CHECK_LABELS[change.action.value]:<9} {out_dir / change.path}{note}")
-    if problems:
+    verdict = judge(check_output(output, out_dir), spec, out_dir, strict=strict)
+    for line in verdict.lines:
+        click.echo(line)
+    for failure in verdict.failures:
+        click.echo(f"vlagen: {failure}", err=True)
+    if not verdict.passed:
         raise SystemExit(1)
 
 
