@@ -98,9 +98,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert "it holds conflict markers (<<<<<<< yours ...); resolve them" in again.output
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
     assert check.exit_code == 1 and f"conflict  {edited}" in check.stdout
-    assert "vlagen: 1 file need you: resolve the regions between `<<<<<<< yours`" in (
-        check.stderr
-    )
+    assert "vlagen: 1 file need you: resolve the regions between `<<<<<<< yours`" in (check.stderr)
     assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 1
 
     start, end = text.index("<<<<<<< yours\n"), text.index(">>>>>>> generated now\n")
@@ -111,9 +109,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert edited.read_text() == resolved
 
 
-def test_check_passes_a_kept_edit_lists_it_and_strict_fails_it(
-    runner, spec_file, tmp_path
-) -> None:
+def test_check_passes_a_kept_edit_lists_it_and_strict_fails_it(runner, spec_file, tmp_path) -> None:
     """Issue 30: a kept (merged) edit is what the owner wants; CI must not fail forever."""
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
@@ -232,12 +228,34 @@ def test_new_refuses_a_foreign_non_empty_dir(runner, spec_file, tmp_path) -> Non
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_new_over_its_own_output_is_a_regen(runner, spec_file, tmp_path) -> None:
+@pytest.mark.parametrize("args", [[], ["--dry-run"], ["--force"]], ids=["run", "dry", "force"])
+def test_new_refuses_a_vlagen_output_and_points_at_regen(
+    runner, spec_file, tmp_path, args: list[str]
+) -> None:
+    """Issue 30: `new` over an existing package silently regenerated it from another spec."""
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
-    again = runner.invoke(main, ["new", str(spec), "-o", str(out)])
-    assert again.exit_code == 0
-    assert "unchanged" in again.output
+    before = _files(out)
+    again = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+    assert again.exit_code == 2
+    assert again.output.startswith(
+        f"vlagen: {out} is already a vlagen output, generated from this spec. `vlagen new` "
+        "only makes new packages"
+    )
+    assert (
+        "nothing was written. To regenerate this one, keeping your edits: "
+        f"`vlagen regen {spec} -o {out}`" in again.output
+    )
+    other = spec_file(LR_CHANGED, "other.yaml")
+    refused = runner.invoke(main, ["new", str(other), "-o", str(out), *args])
+    assert refused.exit_code == 2
+    assert refused.output.startswith(
+        f"vlagen: {out} holds a package generated from a different spec (its vlagen.yaml); "
+        f"`vlagen regen` would regenerate it from {other}. "
+    )
+    assert f"`vlagen regen {other} -o {out}`" in refused.output
+    assert "Traceback" not in refused.output
+    assert _files(out) == before, "nothing written"
 
 
 def test_regen_check_and_diff_need_a_vlagen_output(runner, spec_file, tmp_path) -> None:
@@ -519,11 +537,11 @@ def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, 
     link = out / "pyproject.toml"
     link.unlink()
     link.symlink_to(outside)
-    for command in (["diff"], ["check"], ["regen", "--dry-run"], ["new", "--dry-run"]):
+    for command in (["diff"], ["check"], ["regen", "--dry-run"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
         assert result.exit_code == 2, (command, result.output)
         assert result.output == f"vlagen: cannot compare through the symlink {link}\n", command
-    for command in (["regen"], ["regen", "--force"], ["new", "--force"]):
+    for command in (["regen"], ["regen", "--force"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
         assert result.exit_code == 2, (command, result.output)
         assert result.output == f"vlagen: refusing to write through the symlink {link}\n"

@@ -19,6 +19,7 @@ import click
 from ._version import __version__
 from .errors import SpecError, UserError
 
+
 class _Group(click.Group):
     """Prints vlagen's user errors without a traceback and exits with their code."""
 
@@ -129,11 +130,13 @@ def _package_of(spec_path: Path) -> Path | None:
 
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
-    from .api import write
+    from .api import refuse_an_output, write
     from .report import print_changes
     from .sync import NEEDS_USER
 
     output, out_dir = _load(spec, out_dir)
+    if fresh:
+        refuse_an_output(output, out_dir, spec, writing=not dry_run)
     changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
     print_changes(changes, out_dir, dry_run=dry_run)
     conflicts = [c for c in changes if c.action in NEEDS_USER]
@@ -157,10 +160,12 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
     "--force",
     is_flag=True,
     help="Write into a non-empty directory vlagen did not make (copies of what is replaced "
-    "are kept under .vlagen/kept/).",
+    "are kept under .vlagen/kept/). A vlagen output is refused even so: `vlagen regen` "
+    "regenerates it.",
 )
 def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
-    """Generate a new adapter package from SPEC."""
+    """Generate a new adapter package from SPEC. Refuses a directory vlagen already made
+    (exit 2, nothing written): `vlagen regen SPEC -o DIR` regenerates that one."""
     _write(spec, out_dir, dry_run=dry_run, force=force, fresh=True)
 
 
