@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -566,3 +567,23 @@ def test_a_symlinked_manifest_is_refused(runner, spec_file, tmp_path) -> None:
     assert regen.output == f"vlagen: refusing to write through the symlink {manifest}\n"
     assert elsewhere.read_bytes() == before
     assert "drive safely" not in (out / "README.md").read_text()
+
+
+def test_a_reader_that_goes_away_stops_it_quietly_as_git_log_does(tmp_path) -> None:
+    """``vlagen new SPEC --dry-run | head -1``: the pipe's reader is gone before vlagen has
+    written, so every write breaks the pipe. No message, and SIGPIPE's status, as a shell
+    reports ``git log | head`` killed by it."""
+    read, write = os.pipe()
+    os.close(read)  # no reader at all: vlagen's first write to stdout breaks the pipe
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vlagen", "new", str(SPECS[0]), "--dry-run"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, b"")
+    assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"

@@ -2,15 +2,18 @@
 
 Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk (or a bug in
 vlagen, reported in one line; ``VLAGEN_DEBUG=1`` shows its traceback); 2 invalid input or
-usage. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
+usage; 141 (SIGPIPE's, as a shell reports ``git log | head``) when stdout's reader goes away,
+quietly. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
 traceback. Heavy modules load inside each command, so ``vlagen --help`` imports neither
 pydantic nor jinja2 (and nothing here ever imports torch).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,12 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:  # what is still buffered: a reader gone now is a broken pipe here too
+                sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_broken_pipe(ctx)
         except SpecError as exc:
             click.echo(exc.format(), err=True)
             count = len(exc.issues)
@@ -61,6 +69,21 @@ class _Group(click.Group):
                 err=True,
             )
             ctx.exit(1)
+
+
+#: The exit status of a command killed by SIGPIPE, as a shell reports it (128 + 13).
+SIGPIPE_STATUS = 141
+
+
+def _quiet_broken_pipe(ctx: click.Context) -> None:
+    """The reader of stdout went away (``vlagen new --dry-run | head -1``): stop without a
+    word and exit as ``git log | head`` does, killed by SIGPIPE (141), so a pipeline under
+    ``set -o pipefail`` does not take the cut-off output for a whole one. What is still
+    buffered goes to /dev/null, so Python's own flush at exit has no pipe to break."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    ctx.exit(SIGPIPE_STATUS)
 
 
 spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
