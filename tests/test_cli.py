@@ -260,15 +260,21 @@ def test_new_refuses_a_vlagen_output_and_points_at_regen(
 
 
 def test_regen_check_and_diff_need_a_vlagen_output(runner, spec_file, tmp_path) -> None:
-    spec, typo = spec_file(), tmp_path / "mistyped"
-    expected = (
-        f"vlagen: {typo} has no .vlagen/manifest.json, so it is not a vlagen output; "
+    spec, typo, other = spec_file(), tmp_path / "mistyped", tmp_path / "other"
+    other.mkdir()
+    missing = (
+        f"vlagen: {typo} does not exist (a mistyped -o DIR? `vlagen new` makes a new package)\n"
+    )
+    foreign = (
+        f"vlagen: {other} has no .vlagen/manifest.json, so it is not a vlagen output; "
         "use `vlagen new` to create one\n"
     )
     for command in (["regen"], ["check"], ["diff"], ["diff", "--stat"], ["regen", "--dry-run"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(typo)])
-        assert (result.exit_code, result.output) == (2, expected), command
-    assert not typo.exists()
+        assert (result.exit_code, result.output) == (2, missing), command
+        result = runner.invoke(main, [*command, str(spec), "-o", str(other)])
+        assert (result.exit_code, result.output) == (2, foreign), command
+    assert not typo.exists() and list(other.iterdir()) == []
 
 
 def test_the_package_carries_its_spec_and_regenerates_from_it(

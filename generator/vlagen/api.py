@@ -136,6 +136,10 @@ def require_output(out_dir: Path) -> None:
 
 
 def _not_an_output(out_dir: Path) -> UsageError:
+    if not out_dir.exists():
+        return UsageError(
+            f"{out_dir} does not exist (a mistyped -o DIR? `vlagen new` makes a new package)"
+        )
     return UsageError(
         f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
         "use `vlagen new` to create one"
