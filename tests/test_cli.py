@@ -485,6 +485,31 @@ def test_targets_lists_every_declared_target(runner) -> None:
         assert line in result.output
 
 
+def test_targets_says_which_backbones_each_takes(runner) -> None:
+    """Issue 30: AReaL takes only Qwen-VL backbones, which a user learnt from an error."""
+    from vlagen.backbones import BACKBONES
+    from vlagen.targets import all_targets
+
+    output = runner.invoke(main, ["targets"]).output
+    blocks: dict[str, list[str]] = {}  # each target's lines, under its "framework version"
+    for line in output.splitlines():
+        if not line.startswith(" "):
+            current = line.split("  ", 1)[0]
+        blocks.setdefault(current, []).append(line)
+    for target in all_targets():
+        named = ", ".join(f"{b} ({BACKBONES[b].title})" for b in target.backbones)
+        block = blocks[f"{target.framework} {target.version}"]
+        assert f"  model backbones (model.backbone): {named}" in block, block
+    assert (
+        "  model backbones (model.backbone): qwen2_5_vl (Qwen2.5-VL), qwen3_vl (Qwen3-VL)"
+        in (blocks["areal 1.0"])
+    )
+    assert any(
+        line.startswith("    only these: AReaL's FSDP engine") for line in blocks["areal 1.0"]
+    )
+    assert "  model backbones (model.backbone): llava (LLaVA-style)" in blocks["rlinf 0.3"]
+
+
 def _modules_after(args: list[str]) -> set[str]:
     code = (
         "import sys\nfrom vlagen.cli import main\n"

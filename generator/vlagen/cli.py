@@ -375,10 +375,11 @@ def _starter_from_gymnasium(env_id: str, gym_kwargs: str | None, path: Path) -> 
 @main.group(invoke_without_command=True)
 @click.pass_context
 def targets(ctx: click.Context) -> None:
-    """List the supported targets: framework, version line, what installs, algorithms; then
-    the frameworks vlagen knowingly does not target, with why."""
+    """List the supported targets: framework, version line, what installs, algorithms, model
+    families and backbones; then the frameworks vlagen knowingly does not target, with why."""
     if ctx.invoked_subcommand is not None:
         return
+    from .backbones import BACKBONES
     from .targets import UNSUPPORTED, all_targets
 
     for t in all_targets():
@@ -388,6 +389,10 @@ def targets(ctx: click.Context) -> None:
         click.echo(f"{t.framework} {t.version}  ({t.title}; installs {installs})")
         click.echo(f"  algorithms: {', '.join(t.algorithms)}")
         click.echo(f"  model families: {', '.join(t.model_families)}")
+        backbones = [f"{b} ({BACKBONES[b].title})" if b in BACKBONES else b for b in t.backbones]
+        click.echo(f"  model backbones (model.backbone): {', '.join(backbones)}")
+        if t.backbone_note:
+            click.echo(f"    only these: {t.backbone_note}")
         click.echo(f"  contract: {t.contract.summary}")
     for entry in UNSUPPORTED:
         click.echo(f"{entry.label}  NOT supported")
