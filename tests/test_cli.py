@@ -398,6 +398,45 @@ def test_init_writes_a_valid_starter(runner, tmp_path) -> None:
     assert refused.exit_code == 1 and "exist; use --force" in refused.output
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_init_writes_each_shipped_example(runner, tmp_path, monkeypatch, spec: Path) -> None:
+    """Issue 30: a user who installed the wheel has the examples too, not only the starter."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["init", "--example", spec.stem])
+    assert result.exit_code == 0, result.output
+    written = tmp_path / spec.name
+    assert written.read_bytes() == spec.read_bytes()
+    assert written.read_text().startswith("# yaml-language-server: $schema=vlagen.schema.json\n")
+    assert json.loads((tmp_path / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
+    assert runner.invoke(main, ["validate", spec.name]).exit_code == 0
+    assert (
+        result.output == f"wrote {spec.name} and vlagen.schema.json; next: vlagen new {spec.name}\n"
+    )
+
+
+def test_init_example_generates_lists_and_suggests(runner, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    listed = runner.invoke(main, ["init", "--example", "list"])
+    assert listed.exit_code == 0
+    assert [line.split()[0] for line in listed.output.splitlines()] == [s.stem for s in SPECS]
+    assert "highway_openvla        An OpenVLA-style policy driving highway-env" in listed.output
+    assert list(tmp_path.iterdir()) == []
+    wrong = runner.invoke(main, ["init", "--example", "higway_openvla"])
+    assert wrong.exit_code == 2
+    assert wrong.output.startswith(
+        "vlagen: no example spec 'higway_openvla' (did you mean 'highway_openvla'?); "
+        "examples: cartpole_custom, highway_openvla,"
+    )
+    both = runner.invoke(main, ["init", "--example", "highway_openvla", "--from-gymnasium", "x"])
+    assert both.exit_code == 2 and "give one" in both.output
+    assert list(tmp_path.iterdir()) == [], "nothing written"
+    made = runner.invoke(main, ["init", "--example", "cartpole_custom", "specs/mine.yaml"])
+    assert made.exit_code == 0, made.output
+    new = runner.invoke(main, ["new", "specs/mine.yaml", "-o", "pkg"])
+    assert new.exit_code == 0, new.output
+    assert runner.invoke(main, ["check", "specs/mine.yaml", "-o", "pkg"]).exit_code == 0
+
+
 @pytest.mark.parametrize("at", ["vlagen.yaml", "vlagen.schema.json"])
 @pytest.mark.parametrize("dangling", [False, True], ids=["to_a_file", "dangling"])
 def test_init_never_writes_through_a_symlink(

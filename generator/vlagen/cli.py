@@ -298,8 +298,14 @@ def schema() -> None:
 
 
 @main.command()
-@click.argument("path", default="vlagen.yaml", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite an existing spec and schema.")
+@click.option(
+    "--example",
+    metavar="NAME",
+    help="Write the example spec NAME (PATH defaults to NAME.yaml) instead of the starter; "
+    "'--example list' lists the examples.",
+)
 @click.option(
     "--from-gymnasium",
     "env_id",
@@ -314,18 +320,35 @@ def schema() -> None:
     help="With --from-gymnasium: a JSON object of keyword arguments for gymnasium.make, "
     "also written to env.gymnasium.kwargs, e.g. '{\"continuous\": true}'.",
 )
-def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) -> None:
-    """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors).
+def init(
+    path: Path | None,
+    force: bool,
+    example: str | None,
+    env_id: str | None,
+    gym_kwargs: str | None,
+) -> None:
+    """Write a commented starter spec to PATH (default vlagen.yaml), and its JSON Schema
+    beside it, for editors.
 
     Writes both files or neither; refuses a symlink at either path, and, without --force,
     either file existing. With --from-gymnasium the spec is checked as `vlagen validate`
-    would before anything is written.
+    would before anything is written. With --example NAME, the example spec NAME (one of
+    those `vlagen init --example list` lists).
     """
+    from . import example_specs
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
     from .paths import templates_root
     from .spec import SCHEMA_FILE, json_schema
 
+    if example == "list":
+        for name in example_specs.names():
+            click.echo(f"{name:<22} {example_specs.describe(name)}")
+        return
+    if example is not None and env_id is not None:
+        raise UsageError("--example and --from-gymnasium each write a spec; give one")
+    chosen = None if example is None else example_specs.read(example)  # a wrong name: exit 2
+    path = path or Path(f"{example}.yaml" if example else "vlagen.yaml")
     if path.name == SCHEMA_FILE:
         raise UsageError(f"{path}: that name is for the schema; name the spec differently")
     if gym_kwargs is not None and env_id is None:
@@ -339,7 +362,9 @@ def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) ->
     if existing and not force:
         verb, them = ("exists", "it") if len(existing) == 1 else ("exist", "them")
         raise ConflictError(f"{' and '.join(existing)} {verb}; use --force to overwrite {them}")
-    if env_id is None:
+    if chosen is not None:
+        starter = chosen
+    elif env_id is None:
         starter = (templates_root() / "starter.yaml").read_bytes()
     else:
         starter = _starter_from_gymnasium(env_id, gym_kwargs, path)
