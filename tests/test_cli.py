@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -214,6 +215,24 @@ def test_dry_run_writes_nothing(runner, spec_file, tmp_path) -> None:
     assert "create    pyproject.toml" in result.output
     assert "dry run: nothing written" in result.output
     assert not out.exists()
+
+
+def test_new_marks_the_scaffold_files_as_the_users(runner, tmp_path) -> None:
+    """Issue 30: a scaffold is written once and is the user's from then on; say so."""
+    spec = next(s for s in SPECS if s.stem == "cartpole_custom")
+    out = tmp_path / "out"
+    for args in (["--dry-run"], []):
+        result = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+        assert result.exit_code == 0, result.output
+        marked = [line for line in result.output.splitlines() if "(scaffold: " in line]
+        assert len(marked) == 1, result.output
+        assert marked[0].startswith("create    src/cartpole_pixels/policy_net.py  +")
+        assert marked[0].endswith("  (scaffold: yours from now on)")
+        generated = re.compile(r"create    src/cartpole_pixels/spec\.py  \+\d+ -0")
+        assert any(generated.fullmatch(line) for line in result.output.splitlines()), "unmarked"
+    assert (
+        (out / "src/cartpole_pixels/policy_net.py").read_text().startswith("# Scaffolded by vlagen")
+    )
 
 
 def test_new_refuses_a_foreign_non_empty_dir(runner, spec_file, tmp_path) -> None:
