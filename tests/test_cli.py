@@ -676,3 +676,62 @@ def test_a_reader_that_goes_away_stops_it_quietly_as_git_log_does(tmp_path) -> N
         os.close(write)
     assert (done.returncode, done.stderr) == (141, b"")
     assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_names_exactly_the_shipped_examples() -> None:
+    """Issue 30: the README said specs/ held "four more" when it held six."""
+    start = README.index("`vlagen init --example list` describes:")
+    sentence = README[start : README.index(".", start)]
+    named = re.findall(r"`(\w+)`", sentence)
+    assert named == [spec.stem for spec in SPECS]
+    assert not re.search(r"`specs/` holds \w+ more", README)
+
+
+def _completion_block() -> list[str]:
+    start = README.index("### Shell completion")
+    block = README[start:].split("```bash\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def test_the_documented_shell_completion_works(tmp_path) -> None:
+    """The README's lines, run as a shell runs them, against a `vlagen` on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "vlagen"  # what pip writes: a script named vlagen calling main()
+    script.write_text(f"#!{sys.executable}\nfrom vlagen.cli import main\nmain()\n")
+    script.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+    }
+    bash, zsh, fish = _completion_block()
+    assert bash.startswith('eval "$(_VLAGEN_COMPLETE=bash_source vlagen)"')
+    # bash: the documented line registers a completion, and it completes a command's name
+    registered = subprocess.run(
+        ["bash", "-c", f"{bash}\ncomplete -p vlagen"], env=env, capture_output=True, text=True
+    )
+    assert registered.returncode == 0, registered.stderr
+    assert registered.stdout.strip().endswith("-F _vlagen_completion vlagen")
+    completes = subprocess.run(
+        ["vlagen"],
+        env={
+            **env,
+            "_VLAGEN_COMPLETE": "bash_complete",
+            "COMP_WORDS": "vlagen re",
+            "COMP_CWORD": "1",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert completes.stdout.splitlines() == ["plain,regen"], completes.stdout
+    # zsh and fish (not installed here): the documented commands print their scripts
+    for line, marker in ((zsh, "#compdef vlagen"), (fish, "complete --no-files --command vlagen")):
+        command = re.search(r"_VLAGEN_COMPLETE=\w+ vlagen", line)[0]
+        variable, program = command.split(" ")
+        name, value = variable.split("=")
+        done = subprocess.run([program], env={**env, name: value}, capture_output=True, text=True)
+        assert done.returncode == 0 and marker in done.stdout, (line, done.stdout[:200])
