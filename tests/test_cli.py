@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,8 +37,7 @@ def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     edited = out / "src/tiny_vla/spec.py"
     edited.write_text(edited.read_text() + "# my tweak\n")
     check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
-    assert check.exit_code == 1
-    assert check.output == f"edited    {edited}  (edited by you)\n"
+    assert (check.exit_code, check.output) == (0, f"edited    {edited}  (your edit, kept)\n")
     # An edit is not a difference regen would make: diff is empty, regen keeps it.
     diff = runner.invoke(main, ["diff", str(spec), "-o", str(out)])
     assert (diff.exit_code, diff.output) == (0, "")
@@ -58,7 +59,7 @@ def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     text = edited.read_text()
     assert "learning_rate=3e-05," in text and text.endswith("# my tweak\n")
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
-    assert check.output == f"edited    {edited}  (edited by you)\n", "merged means edited"
+    assert (check.exit_code, check.output) == (0, f"edited    {edited}  (your edit, kept)\n")
 
     forced = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
@@ -98,7 +99,9 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert again.exit_code == 1
     assert "it holds conflict markers (<<<<<<< yours ...); resolve them" in again.output
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
-    assert check.exit_code == 1 and f"conflict  {edited}" in check.output
+    assert check.exit_code == 1 and f"conflict  {edited}" in check.stdout
+    assert "vlagen: 1 file need you: resolve the regions between `<<<<<<< yours`" in (check.stderr)
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 1
 
     start, end = text.index("<<<<<<< yours\n"), text.index(">>>>>>> generated now\n")
     resolved = text[:start] + "        learning_rate=5e-05,  # mine\n" + text[end + 22 :]
@@ -106,6 +109,48 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     done = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert done.exit_code == 0, done.output
     assert edited.read_text() == resolved
+
+
+def test_check_passes_a_kept_edit_lists_it_and_strict_fails_it(runner, spec_file, tmp_path) -> None:
+    """Issue 30: a kept (merged) edit is what the owner wants; CI must not fail forever."""
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# my tweak\n")
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0
+    listed = f"edited    {edited}  (your edit, kept)\n"
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert (check.exit_code, check.stdout, check.stderr) == (0, listed, "")
+    strict = runner.invoke(main, ["check", str(changed), "-o", str(out), "--strict"])
+    assert (strict.exit_code, strict.stdout) == (1, listed)
+    assert strict.stderr.startswith("vlagen: --strict: your edits in 1 file fail the check")
+    edited.write_text(edited.read_text().removesuffix("# my tweak\n"))
+    reverted = runner.invoke(main, ["check", str(changed), "-o", str(out), "--strict"])
+    assert (reverted.exit_code, reverted.output) == (0, "")
+
+
+def test_check_fails_a_stale_package_and_says_to_regen(runner, spec_file, tmp_path) -> None:
+    spec, out = spec_file(), tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/spec.py"
+    edited.write_text(edited.read_text() + "# my tweak\n")
+    changed = spec_file(LR_CHANGED, "changed.yaml")
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 1
+    assert check.stdout == (
+        f"stale     {out / 'src/tiny_vla/spec.json'}\n"
+        f"stale     {edited}  (regen merges your edits in)\n"
+        f"stale     {out / 'src/tiny_vla/targets/rlinf/config.yaml'}\n"
+        f"stale     {out / 'vlagen.yaml'}\n"
+        f"stale     {out / '.vlagen/manifest.json'}\n"
+    )
+    assert check.stderr == (
+        f"vlagen: {out} is stale (5 files differ from what the spec generates): "
+        f"run `vlagen regen {changed} -o {out}`\n"
+    )
+    assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
 
 
 def test_a_dry_run_refuses_exactly_as_the_run_does(runner, spec_file, tmp_path) -> None:
@@ -124,6 +169,10 @@ def test_a_dry_run_refuses_exactly_as_the_run_does(runner, spec_file, tmp_path) 
     assert _files(out) == before, "nothing written"
     diff = runner.invoke(main, ["diff", str(changed), "-o", str(out), "--stat"])
     assert diff.exit_code == 1 and "refuse    src/tiny_vla/spec.py" in diff.output
+    check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert check.exit_code == 1
+    assert f"refused   {edited}  (edited by you, and its merge base" in check.stdout
+    assert "vlagen: regen refuses 1 file (as each line says)" in check.stderr
 
 
 def test_a_crlf_checkout_is_not_an_edit(runner, spec_file, tmp_path) -> None:
@@ -168,6 +217,24 @@ def test_dry_run_writes_nothing(runner, spec_file, tmp_path) -> None:
     assert not out.exists()
 
 
+def test_new_marks_the_scaffold_files_as_the_users(runner, tmp_path) -> None:
+    """Issue 30: a scaffold is written once and is the user's from then on; say so."""
+    spec = next(s for s in SPECS if s.stem == "cartpole_custom")
+    out = tmp_path / "out"
+    for args in (["--dry-run"], []):
+        result = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+        assert result.exit_code == 0, result.output
+        marked = [line for line in result.output.splitlines() if "(scaffold: " in line]
+        assert len(marked) == 1, result.output
+        assert marked[0].startswith("create    src/cartpole_pixels/policy_net.py  +")
+        assert marked[0].endswith("  (scaffold: yours from now on)")
+        generated = re.compile(r"create    src/cartpole_pixels/spec\.py  \+\d+ -0")
+        assert any(generated.fullmatch(line) for line in result.output.splitlines()), "unmarked"
+    assert (
+        (out / "src/cartpole_pixels/policy_net.py").read_text().startswith("# Scaffolded by vlagen")
+    )
+
+
 def test_new_refuses_a_foreign_non_empty_dir(runner, spec_file, tmp_path) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -181,24 +248,52 @@ def test_new_refuses_a_foreign_non_empty_dir(runner, spec_file, tmp_path) -> Non
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_new_over_its_own_output_is_a_regen(runner, spec_file, tmp_path) -> None:
+@pytest.mark.parametrize("args", [[], ["--dry-run"], ["--force"]], ids=["run", "dry", "force"])
+def test_new_refuses_a_vlagen_output_and_points_at_regen(
+    runner, spec_file, tmp_path, args: list[str]
+) -> None:
+    """Issue 30: `new` over an existing package silently regenerated it from another spec."""
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
-    again = runner.invoke(main, ["new", str(spec), "-o", str(out)])
-    assert again.exit_code == 0
-    assert "unchanged" in again.output
+    before = _files(out)
+    again = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+    assert again.exit_code == 2
+    assert again.output.startswith(
+        f"vlagen: {out} is already a vlagen output, generated from this spec. `vlagen new` "
+        "only makes new packages"
+    )
+    assert (
+        "nothing was written. To regenerate this one, keeping your edits: "
+        f"`vlagen regen {spec} -o {out}`" in again.output
+    )
+    other = spec_file(LR_CHANGED, "other.yaml")
+    refused = runner.invoke(main, ["new", str(other), "-o", str(out), *args])
+    assert refused.exit_code == 2
+    assert refused.output.startswith(
+        f"vlagen: {out} holds a package generated from a different spec (its vlagen.yaml); "
+        f"`vlagen regen` would regenerate it from {other}. "
+    )
+    assert f"`vlagen regen {other} -o {out}`" in refused.output
+    assert "Traceback" not in refused.output
+    assert _files(out) == before, "nothing written"
 
 
 def test_regen_check_and_diff_need_a_vlagen_output(runner, spec_file, tmp_path) -> None:
-    spec, typo = spec_file(), tmp_path / "mistyped"
-    expected = (
-        f"vlagen: {typo} has no .vlagen/manifest.json, so it is not a vlagen output; "
+    spec, typo, other = spec_file(), tmp_path / "mistyped", tmp_path / "other"
+    other.mkdir()
+    missing = (
+        f"vlagen: {typo} does not exist (a mistyped -o DIR? `vlagen new` makes a new package)\n"
+    )
+    foreign = (
+        f"vlagen: {other} has no .vlagen/manifest.json, so it is not a vlagen output; "
         "use `vlagen new` to create one\n"
     )
     for command in (["regen"], ["check"], ["diff"], ["diff", "--stat"], ["regen", "--dry-run"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(typo)])
-        assert (result.exit_code, result.output) == (2, expected), command
-    assert not typo.exists()
+        assert (result.exit_code, result.output) == (2, missing), command
+        result = runner.invoke(main, [*command, str(spec), "-o", str(other)])
+        assert (result.exit_code, result.output) == (2, foreign), command
+    assert not typo.exists() and list(other.iterdir()) == []
 
 
 def test_the_package_carries_its_spec_and_regenerates_from_it(
@@ -322,6 +417,45 @@ def test_init_writes_a_valid_starter(runner, tmp_path) -> None:
     assert refused.exit_code == 1 and "exist; use --force" in refused.output
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_init_writes_each_shipped_example(runner, tmp_path, monkeypatch, spec: Path) -> None:
+    """Issue 30: a user who installed the wheel has the examples too, not only the starter."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["init", "--example", spec.stem])
+    assert result.exit_code == 0, result.output
+    written = tmp_path / spec.name
+    assert written.read_bytes() == spec.read_bytes()
+    assert written.read_text().startswith("# yaml-language-server: $schema=vlagen.schema.json\n")
+    assert json.loads((tmp_path / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
+    assert runner.invoke(main, ["validate", spec.name]).exit_code == 0
+    assert (
+        result.output == f"wrote {spec.name} and vlagen.schema.json; next: vlagen new {spec.name}\n"
+    )
+
+
+def test_init_example_generates_lists_and_suggests(runner, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    listed = runner.invoke(main, ["init", "--example", "list"])
+    assert listed.exit_code == 0
+    assert [line.split()[0] for line in listed.output.splitlines()] == [s.stem for s in SPECS]
+    assert "highway_openvla        An OpenVLA-style policy driving highway-env" in listed.output
+    assert list(tmp_path.iterdir()) == []
+    wrong = runner.invoke(main, ["init", "--example", "higway_openvla"])
+    assert wrong.exit_code == 2
+    assert wrong.output.startswith(
+        "vlagen: no example spec 'higway_openvla' (did you mean 'highway_openvla'?); "
+        "examples: cartpole_custom, highway_openvla,"
+    )
+    both = runner.invoke(main, ["init", "--example", "highway_openvla", "--from-gymnasium", "x"])
+    assert both.exit_code == 2 and "give one" in both.output
+    assert list(tmp_path.iterdir()) == [], "nothing written"
+    made = runner.invoke(main, ["init", "--example", "cartpole_custom", "specs/mine.yaml"])
+    assert made.exit_code == 0, made.output
+    new = runner.invoke(main, ["new", "specs/mine.yaml", "-o", "pkg"])
+    assert new.exit_code == 0, new.output
+    assert runner.invoke(main, ["check", "specs/mine.yaml", "-o", "pkg"]).exit_code == 0
+
+
 @pytest.mark.parametrize("at", ["vlagen.yaml", "vlagen.schema.json"])
 @pytest.mark.parametrize("dangling", [False, True], ids=["to_a_file", "dangling"])
 def test_init_never_writes_through_a_symlink(
@@ -409,6 +543,31 @@ def test_targets_lists_every_declared_target(runner) -> None:
         assert line in result.output
 
 
+def test_targets_says_which_backbones_each_takes(runner) -> None:
+    """Issue 30: AReaL takes only Qwen-VL backbones, which a user learnt from an error."""
+    from vlagen.backbones import BACKBONES
+    from vlagen.targets import all_targets
+
+    output = runner.invoke(main, ["targets"]).output
+    blocks: dict[str, list[str]] = {}  # each target's lines, under its "framework version"
+    for line in output.splitlines():
+        if not line.startswith(" "):
+            current = line.split("  ", 1)[0]
+        blocks.setdefault(current, []).append(line)
+    for target in all_targets():
+        named = ", ".join(f"{b} ({BACKBONES[b].title})" for b in target.backbones)
+        block = blocks[f"{target.framework} {target.version}"]
+        assert f"  model backbones (model.backbone): {named}" in block, block
+    assert (
+        "  model backbones (model.backbone): qwen2_5_vl (Qwen2.5-VL), qwen3_vl (Qwen3-VL)"
+        in (blocks["areal 1.0"])
+    )
+    assert any(
+        line.startswith("    only these: AReaL's FSDP engine") for line in blocks["areal 1.0"]
+    )
+    assert "  model backbones (model.backbone): llava (LLaVA-style)" in blocks["rlinf 0.3"]
+
+
 def _modules_after(args: list[str]) -> set[str]:
     code = (
         "import sys\nfrom vlagen.cli import main\n"
@@ -468,11 +627,11 @@ def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, 
     link = out / "pyproject.toml"
     link.unlink()
     link.symlink_to(outside)
-    for command in (["diff"], ["check"], ["regen", "--dry-run"], ["new", "--dry-run"]):
+    for command in (["diff"], ["check"], ["regen", "--dry-run"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
         assert result.exit_code == 2, (command, result.output)
         assert result.output == f"vlagen: cannot compare through the symlink {link}\n", command
-    for command in (["regen"], ["regen", "--force"], ["new", "--force"]):
+    for command in (["regen"], ["regen", "--force"]):
         result = runner.invoke(main, [*command, str(spec), "-o", str(out)])
         assert result.exit_code == 2, (command, result.output)
         assert result.output == f"vlagen: refusing to write through the symlink {link}\n"
@@ -497,3 +656,82 @@ def test_a_symlinked_manifest_is_refused(runner, spec_file, tmp_path) -> None:
     assert regen.output == f"vlagen: refusing to write through the symlink {manifest}\n"
     assert elsewhere.read_bytes() == before
     assert "drive safely" not in (out / "README.md").read_text()
+
+
+def test_a_reader_that_goes_away_stops_it_quietly_as_git_log_does(tmp_path) -> None:
+    """``vlagen new SPEC --dry-run | head -1``: the pipe's reader is gone before vlagen has
+    written, so every write breaks the pipe. No message, and SIGPIPE's status, as a shell
+    reports ``git log | head`` killed by it."""
+    read, write = os.pipe()
+    os.close(read)  # no reader at all: vlagen's first write to stdout breaks the pipe
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vlagen", "new", str(SPECS[0]), "--dry-run"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, b"")
+    assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_names_exactly_the_shipped_examples() -> None:
+    """Issue 30: the README said specs/ held "four more" when it held six."""
+    start = README.index("`vlagen init --example list` describes:")
+    sentence = README[start : README.index(".", start)]
+    named = re.findall(r"`(\w+)`", sentence)
+    assert named == [spec.stem for spec in SPECS]
+    assert not re.search(r"`specs/` holds \w+ more", README)
+
+
+def _completion_block() -> list[str]:
+    start = README.index("### Shell completion")
+    block = README[start:].split("```bash\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def test_the_documented_shell_completion_works(tmp_path) -> None:
+    """The README's lines, run as a shell runs them, against a `vlagen` on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "vlagen"  # what pip writes: a script named vlagen calling main()
+    script.write_text(f"#!{sys.executable}\nfrom vlagen.cli import main\nmain()\n")
+    script.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+    }
+    bash, zsh, fish = _completion_block()
+    assert bash.startswith('eval "$(_VLAGEN_COMPLETE=bash_source vlagen)"')
+    # bash: the documented line registers a completion, and it completes a command's name
+    registered = subprocess.run(
+        ["bash", "-c", f"{bash}\ncomplete -p vlagen"], env=env, capture_output=True, text=True
+    )
+    assert registered.returncode == 0, registered.stderr
+    assert registered.stdout.strip().endswith("-F _vlagen_completion vlagen")
+    completes = subprocess.run(
+        ["vlagen"],
+        env={
+            **env,
+            "_VLAGEN_COMPLETE": "bash_complete",
+            "COMP_WORDS": "vlagen re",
+            "COMP_CWORD": "1",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert completes.stdout.splitlines() == ["plain,regen"], completes.stdout
+    # zsh and fish (not installed here): the documented commands print their scripts
+    for line, marker in ((zsh, "#compdef vlagen"), (fish, "complete --no-files --command vlagen")):
+        command = re.search(r"_VLAGEN_COMPLETE=\w+ vlagen", line)[0]
+        variable, program = command.split(" ")
+        name, value = variable.split("=")
+        done = subprocess.run([program], env={**env, name: value}, capture_output=True, text=True)
+        assert done.returncode == 0 and marker in done.stdout, (line, done.stdout[:200])

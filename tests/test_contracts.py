@@ -158,6 +158,24 @@ def test_diff_prints_a_sectioned_report_and_what_to_do(runner) -> None:
         ),
         (["rlinf", "0.2", "0.9"], "vlagen: rlinf has no version line '0.9'; known: 0.2, 0.3\n"),
         (["rlinf", "0.1", "0.3"], "vlagen: rlinf has no version line '0.1'; known: 0.2, 0.3\n"),
+        (  # issue 30: a misspelt framework, a version written as a release or a tag
+            ["rlnf", "0.2", "0.3"],
+            "vlagen: unknown framework 'rlnf' (did you mean 'rlinf'?); "
+            "known: areal, rlinf, siirl, verl\n",
+        ),
+        (
+            ["RLinf", "0.2", "0.3"],
+            "vlagen: unknown framework 'RLinf' (did you mean 'rlinf'?); "
+            "known: areal, rlinf, siirl, verl\n",
+        ),
+        (
+            ["rlinf", "0.2", "0.3.0"],
+            "vlagen: rlinf has no version line '0.3.0' (did you mean '0.3'?); known: 0.2, 0.3\n",
+        ),
+        (
+            ["rlinf", "v0.2", "0.3"],
+            "vlagen: rlinf has no version line 'v0.2' (did you mean '0.2'?); known: 0.2, 0.3\n",
+        ),
         (
             ["verl", "0.7", "0.8"],
             "vlagen: verl has no version line '0.8' (not supported: see `vlagen targets`); "

@@ -43,8 +43,8 @@ def _modules_after(args: list[str]) -> set[str]:
 
 def test_an_up_to_date_output_is_checked_without_regenerating(made) -> None:
     spec, out = made
-    for command in ("check", "diff"):
-        loaded = _modules_after([command, str(spec), "-o", str(out)])
+    for command in (["check"], ["check", "--strict"], ["diff"]):
+        loaded = _modules_after([*command, str(spec), "-o", str(out)])
         assert not {"pydantic", "jinja2", "vlagen.spec", "vlagen.render"} & loaded, command
     assert fingerprint.is_up_to_date(spec, out)
 
@@ -57,7 +57,9 @@ def test_the_shortcut_answers_only_nothing_to_report(runner, made, spec_file) ->
     edited.write_text(edited.read_text() + "# mine\n")
     assert not fingerprint.is_up_to_date(spec, out)
     check = runner.invoke(main, ["check", str(spec), "-o", str(out)])
-    assert (check.exit_code, check.output) == (1, f"edited    {edited}  (edited by you)\n")
+    assert (check.exit_code, check.output) == (0, f"edited    {edited}  (your edit, kept)\n")
+    strict = runner.invoke(main, ["check", str(spec), "-o", str(out), "--strict"])
+    assert (strict.exit_code, strict.stdout) == (1, f"edited    {edited}  (your edit, kept)\n")
     # a deleted file, and the same again for diff
     edited.unlink()
     assert not fingerprint.is_up_to_date(spec, out)

@@ -39,6 +39,15 @@ def test_wheel_ships_the_templates(wheel: Path) -> None:
     assert not any(n.startswith(("tests/", "specs/", "generated_examples/")) for n in names)
 
 
+def test_wheel_ships_the_example_specs(wheel: Path) -> None:
+    """`vlagen init --example NAME` reads them from the installed package."""
+    archive = zipfile.ZipFile(wheel)
+    shipped = {n for n in archive.namelist() if n.startswith("vlagen/examples/")}
+    assert {f"vlagen/examples/{s.name}" for s in SPECS} <= shipped
+    for spec in SPECS:
+        assert archive.read(f"vlagen/examples/{spec.name}") == spec.read_bytes()
+
+
 @pytest.mark.slow
 def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) -> None:
     python = fresh_venv(tmp_path / "venv")

@@ -30,9 +30,7 @@ def test_the_hook_file_declares_vlagen_check() -> None:
     assert command in main.commands
 
 
-def test_the_hook_passes_a_fresh_package_and_fails_an_edited_one(
-    runner, spec_file, tmp_path
-) -> None:
+def test_the_hook_passes_kept_edits_and_fails_a_stale_package(runner, spec_file, tmp_path) -> None:
     """What pre-commit runs: the entry's arguments, then the user's ``args``."""
     spec, out = spec_file(), tmp_path / "pkg"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
@@ -40,6 +38,9 @@ def test_the_hook_passes_a_fresh_package_and_fails_an_edited_one(
     assert runner.invoke(main, argv).exit_code == 0
     readme = out / "README.md"
     readme.write_text(readme.read_text() + "an edit\n")
-    result = runner.invoke(main, argv)
-    assert result.exit_code == 1
-    assert "README.md" in result.output
+    kept = runner.invoke(main, argv)
+    assert (kept.exit_code, kept.stdout) == (0, f"edited    {readme}  (your edit, kept)\n")
+    spec.write_text(spec.read_text().replace("task: drive", "task: drive safely"))
+    stale = runner.invoke(main, argv)
+    assert stale.exit_code == 1
+    assert f"run `vlagen regen {spec} -o {out}`" in stale.stderr

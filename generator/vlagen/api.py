@@ -5,6 +5,7 @@ Each function here is a short script over the pure stages; the CLI is a thin lay
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,14 +13,25 @@ from .errors import ConflictError, UsageError
 from .formatting import format_tree, ruff_version
 from .load import load_spec
 from .manifest import Manifest
+from .outdir import OutDir
 from .paths import MANIFEST_PATH
 from .plan import Plan, make_plan
+from .provenance import SPEC_COPY, without_header
 from .render import render_plan
 from .spec import Spec
 from .sync import Action, Change, apply_changes, compare, refuse
 from .tree import FileTree
 
-__all__ = ["Output", "changes_for", "check", "generate", "load_spec", "require_output", "write"]
+__all__ = [
+    "Output",
+    "changes_for",
+    "check",
+    "generate",
+    "load_spec",
+    "refuse_an_output",
+    "require_output",
+    "write",
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +67,9 @@ def write(
 ) -> list[Change]:
     """Bring ``out_dir`` to ``output``; return what changed (or would, with ``dry_run``).
 
-    ``fresh`` is ``new``'s contract: ``out_dir`` may be empty, absent, or a vlagen output;
-    anything else needs ``force``. Without ``fresh`` (``regen``), ``out_dir`` must be a vlagen
+    ``fresh`` is ``new``'s contract: ``out_dir`` may be empty or absent; a directory vlagen
+    did not make needs ``force`` (the CLI's ``new`` also refuses a vlagen output first, with
+    :func:`refuse_an_output`). Without ``fresh`` (``regen``), ``out_dir`` must be a vlagen
     output.
 
     Raises:
@@ -80,6 +93,42 @@ def write(
     return changes
 
 
+def refuse_an_output(output: Output, out_dir: Path, spec: Path, *, writing: bool) -> None:
+    """``new``'s refusal of a directory vlagen already made (it has a manifest): regenerating
+    it is ``regen``'s job, which merges the owner's edits, and the spec given may not be the
+    one the package came from (its ``vlagen.yaml``), which the message then says.
+
+    Raises:
+        UsageError: ``out_dir`` is a vlagen output.
+        OutputError: a symlink at its manifest or spec copy.
+    """
+    with OutDir(out_dir, writing=writing) as out:
+        if out.read(MANIFEST_PATH) is None:
+            return
+        copy = out.read(SPEC_COPY)
+    regen = shlex.join(["vlagen", "regen", str(spec), "-o", str(out_dir)])
+    if copy is not None and _spec_text(copy) == _spec_text(output.tree[SPEC_COPY].content):
+        said = f"{out_dir} is already a vlagen output, generated from this spec"
+    else:
+        said = (
+            f"{out_dir} holds a package generated from a different spec (its {SPEC_COPY}); "
+            f"`vlagen regen` would regenerate it from {spec}"
+        )
+    raise UsageError(
+        f"{said}. `vlagen new` only makes new packages (--force too: it is for a directory "
+        f"vlagen did not make); nothing was written. To regenerate this one, keeping your "
+        f"edits: `{regen}`; or pick another -o DIR"
+    )
+
+
+def _spec_text(data: bytes) -> str | None:
+    """A spec copy as the user wrote it: without its header and with LF line ends."""
+    try:
+        return without_header(data.decode("utf-8").replace("\r\n", "\n"))
+    except UnicodeDecodeError:
+        return None
+
+
 def require_output(out_dir: Path) -> None:
     """Raise :class:`UsageError` unless ``out_dir`` is a vlagen output (has a manifest)."""
     if Manifest.read(out_dir) is None:
@@ -87,6 +136,10 @@ def require_output(out_dir: Path) -> None:
 
 
 def _not_an_output(out_dir: Path) -> UsageError:
+    if not out_dir.exists():
+        return UsageError(
+            f"{out_dir} does not exist (a mistyped -o DIR? `vlagen new` makes a new package)"
+        )
     return UsageError(
         f"{out_dir} has no {MANIFEST_PATH}, so it is not a vlagen output; "
         "use `vlagen new` to create one"
@@ -94,8 +147,8 @@ def _not_an_output(out_dir: Path) -> UsageError:
 
 
 def check(output: Output, out_dir: Path) -> list[Change]:
-    """The files that are stale or hold a user's edit; empty when ``out_dir`` is exactly what
-    the spec generates."""
+    """Every file ``check`` judges: what regen would write, stop at or refuse, and the
+    user's edits it keeps; empty when ``out_dir`` is exactly what the spec generates."""
     require_output(out_dir)
     return [
         c

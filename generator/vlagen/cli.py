@@ -2,15 +2,18 @@
 
 Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk (or a bug in
 vlagen, reported in one line; ``VLAGEN_DEBUG=1`` shows its traceback); 2 invalid input or
-usage. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
+usage; 141 (SIGPIPE's, as a shell reports ``git log | head``) when stdout's reader goes away,
+quietly. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
 traceback. Heavy modules load inside each command, so ``vlagen --help`` imports neither
 pydantic nor jinja2 (and nothing here ever imports torch).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,35 +22,18 @@ import click
 from ._version import __version__
 from .errors import SpecError, UserError
 
-_COLOURS = {
-    "create": "green",
-    "update": "yellow",
-    "merge": "yellow",
-    "delete": "red",
-    "conflict": "red",
-    "refuse": "red",
-    "overwrite": "red",
-    "edited": "cyan",
-    "keep": "cyan",
-}
-_CHECK_LABELS = {
-    "create": "missing",
-    "update": "stale",
-    "merge": "stale",
-    "delete": "obsolete",
-    "edited": "edited",
-    "conflict": "conflict",
-    "refuse": "blocked",
-    "overwrite": "edited",
-}
-
 
 class _Group(click.Group):
     """Prints vlagen's user errors without a traceback and exits with their code."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:  # what is still buffered: a reader gone now is a broken pipe here too
+                sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_broken_pipe(ctx)
         except SpecError as exc:
             click.echo(exc.format(), err=True)
             count = len(exc.issues)
@@ -83,6 +69,21 @@ class _Group(click.Group):
                 err=True,
             )
             ctx.exit(1)
+
+
+#: The exit status of a command killed by SIGPIPE, as a shell reports it (128 + 13).
+SIGPIPE_STATUS = 141
+
+
+def _quiet_broken_pipe(ctx: click.Context) -> None:
+    """The reader of stdout went away (``vlagen new --dry-run | head -1``): stop without a
+    word and exit as ``git log | head`` does, killed by SIGPIPE (141), so a pipeline under
+    ``set -o pipefail`` does not take the cut-off output for a whole one. What is still
+    buffered goes to /dev/null, so Python's own flush at exit has no pipe to break."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    ctx.exit(SIGPIPE_STATUS)
 
 
 spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
@@ -152,12 +153,15 @@ def _package_of(spec_path: Path) -> Path | None:
 
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
-    from .api import write
+    from .api import refuse_an_output, write
+    from .report import print_changes
     from .sync import NEEDS_USER
 
     output, out_dir = _load(spec, out_dir)
+    if fresh:
+        refuse_an_output(output, out_dir, spec, writing=not dry_run)
     changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
-    _report(changes, out_dir, dry_run=dry_run)
+    print_changes(changes, out_dir, dry_run=dry_run)
     conflicts = [c for c in changes if c.action in NEEDS_USER]
     if conflicts:
         one = len(conflicts) == 1
@@ -171,28 +175,6 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
         raise SystemExit(1)
 
 
-def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
-    """One line per file regen touches or leaves edited (with the lines it adds and
-    removes), then a count per action."""
-    from .sync import line_counts
-
-    counts: dict[str, int] = {}
-    for change in changes:
-        action = change.action.value
-        if not change.shown or action not in _COLOURS:
-            continue
-        counts[action] = counts.get(action, 0) + 1
-        added, removed = line_counts(change)
-        lines = f"  +{added} -{removed}" if added or removed else ""
-        note = f"  ({change.reason})" if change.reason else ""
-        click.echo(f"{click.style(f'{action:<9}', fg=_COLOURS[action])} {change.path}{lines}{note}")
-    counts["unchanged"] = sum(c.shown and c.action.value == "unchanged" for c in changes)
-    order = [*_COLOURS, "unchanged"]
-    summary = ", ".join(f"{counts[a]} {a}" for a in order if counts.get(a))
-    verb = "would change" if dry_run else "wrote"
-    click.echo(f"{verb} {out_dir}: {summary}" + (" (dry run: nothing written)" if dry_run else ""))
-
-
 @main.command()
 @spec_argument
 @output_option
@@ -201,10 +183,12 @@ def _report(changes: list, out_dir: Path, *, dry_run: bool) -> None:
     "--force",
     is_flag=True,
     help="Write into a non-empty directory vlagen did not make (copies of what is replaced "
-    "are kept under .vlagen/kept/).",
+    "are kept under .vlagen/kept/). A vlagen output is refused even so: `vlagen regen` "
+    "regenerates it.",
 )
 def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
-    """Generate a new adapter package from SPEC."""
+    """Generate a new adapter package from SPEC. Refuses a directory vlagen already made
+    (exit 2, nothing written): `vlagen regen SPEC -o DIR` regenerates that one."""
     _write(spec, out_dir, dry_run=dry_run, force=force, fresh=True)
 
 
@@ -284,19 +268,24 @@ def diff(spec: Path, out_dir: Path | None, stat: bool) -> None:
 @main.command()
 @spec_argument
 @output_option
-def check(spec: Path, out_dir: Path | None) -> None:
-    """Exit 1, listing the files, if the output is stale or holds an edit; else silent."""
+@click.option("--strict", is_flag=True, help="Fail on kept edits to generated files too.")
+def check(spec: Path, out_dir: Path | None, strict: bool) -> None:
+    """Is the package what vlagen makes from SPEC, with your kept edits? Exit 1, naming the
+    files, if it is stale (regen not run), a file is missing or obsolete, or regen would stop
+    at a conflict or refuse a file. Edits regen keeps are listed and pass, unless --strict."""
     compared = _compared(spec, out_dir)
     if compared is None:
         return
     from .api import check as check_output
+    from .report import judge
 
     output, out_dir = compared
-    problems = check_output(output, out_dir)
-    for change in problems:
-        note = f"  ({change.reason})" if change.reason else ""
-        click.echo(f"{_CHECK_LABELS[change.action.value]:<9} {out_dir / change.path}{note}")
-    if problems:
+    verdict = judge(check_output(output, out_dir), spec, out_dir, strict=strict)
+    for line in verdict.lines:
+        click.echo(line)
+    for failure in verdict.failures:
+        click.echo(f"vlagen: {failure}", err=True)
+    if not verdict.passed:
         raise SystemExit(1)
 
 
@@ -309,8 +298,14 @@ def schema() -> None:
 
 
 @main.command()
-@click.argument("path", default="vlagen.yaml", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite an existing spec and schema.")
+@click.option(
+    "--example",
+    metavar="NAME",
+    help="Write the example spec NAME (PATH defaults to NAME.yaml) instead of the starter; "
+    "'--example list' lists the examples.",
+)
 @click.option(
     "--from-gymnasium",
     "env_id",
@@ -325,18 +320,35 @@ def schema() -> None:
     help="With --from-gymnasium: a JSON object of keyword arguments for gymnasium.make, "
     "also written to env.gymnasium.kwargs, e.g. '{\"continuous\": true}'.",
 )
-def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) -> None:
-    """Write a commented starter spec to PATH (and its JSON Schema beside it, for editors).
+def init(
+    path: Path | None,
+    force: bool,
+    example: str | None,
+    env_id: str | None,
+    gym_kwargs: str | None,
+) -> None:
+    """Write a commented starter spec to PATH (default vlagen.yaml), and its JSON Schema
+    beside it, for editors.
 
     Writes both files or neither; refuses a symlink at either path, and, without --force,
     either file existing. With --from-gymnasium the spec is checked as `vlagen validate`
-    would before anything is written.
+    would before anything is written. With --example NAME, the example spec NAME (one of
+    those `vlagen init --example list` lists).
     """
+    from . import example_specs
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
     from .paths import templates_root
     from .spec import SCHEMA_FILE, json_schema
 
+    if example == "list":
+        for name in example_specs.names():
+            click.echo(f"{name:<22} {example_specs.describe(name)}")
+        return
+    if example is not None and env_id is not None:
+        raise UsageError("--example and --from-gymnasium each write a spec; give one")
+    chosen = None if example is None else example_specs.read(example)  # a wrong name: exit 2
+    path = path or Path(f"{example}.yaml" if example else "vlagen.yaml")
     if path.name == SCHEMA_FILE:
         raise UsageError(f"{path}: that name is for the schema; name the spec differently")
     if gym_kwargs is not None and env_id is None:
@@ -350,7 +362,9 @@ def init(path: Path, force: bool, env_id: str | None, gym_kwargs: str | None) ->
     if existing and not force:
         verb, them = ("exists", "it") if len(existing) == 1 else ("exist", "them")
         raise ConflictError(f"{' and '.join(existing)} {verb}; use --force to overwrite {them}")
-    if env_id is None:
+    if chosen is not None:
+        starter = chosen
+    elif env_id is None:
         starter = (templates_root() / "starter.yaml").read_bytes()
     else:
         starter = _starter_from_gymnasium(env_id, gym_kwargs, path)
@@ -386,10 +400,11 @@ def _starter_from_gymnasium(env_id: str, gym_kwargs: str | None, path: Path) -> 
 @main.group(invoke_without_command=True)
 @click.pass_context
 def targets(ctx: click.Context) -> None:
-    """List the supported targets: framework, version line, what installs, algorithms; then
-    the frameworks vlagen knowingly does not target, with why."""
+    """List the supported targets: framework, version line, what installs, algorithms, model
+    families and backbones; then the frameworks vlagen knowingly does not target, with why."""
     if ctx.invoked_subcommand is not None:
         return
+    from .backbones import BACKBONES
     from .targets import UNSUPPORTED, all_targets
 
     for t in all_targets():
@@ -399,6 +414,10 @@ def targets(ctx: click.Context) -> None:
         click.echo(f"{t.framework} {t.version}  ({t.title}; installs {installs})")
         click.echo(f"  algorithms: {', '.join(t.algorithms)}")
         click.echo(f"  model families: {', '.join(t.model_families)}")
+        backbones = [f"{b} ({BACKBONES[b].title})" if b in BACKBONES else b for b in t.backbones]
+        click.echo(f"  model backbones (model.backbone): {', '.join(backbones)}")
+        if t.backbone_note:
+            click.echo(f"    only these: {t.backbone_note}")
         click.echo(f"  contract: {t.contract.summary}")
     for entry in UNSUPPORTED:
         click.echo(f"{entry.label}  NOT supported")

@@ -10,6 +10,7 @@ read when a spec names a target no built-in module declares, or when every targe
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -282,10 +283,17 @@ def require_target(framework: str, version: str) -> TargetDecl:
         return target
     names = framework_names()
     if framework not in names:
-        raise UsageError(f"unknown framework {framework!r}; known: {', '.join(names)}")
-    versions = ", ".join(t.version for t in all_targets() if t.framework == framework)
-    why = " (not supported: see `vlagen targets`)" if unsupported(framework, version) else ""
-    raise UsageError(f"{framework} has no version line {version!r}{why}; known: {versions}")
+        close = difflib.get_close_matches(framework.lower(), names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UsageError(f"unknown framework {framework!r}{hint}; known: {', '.join(names)}")
+    versions = [t.version for t in all_targets() if t.framework == framework]
+    line = ".".join(version.lstrip("vV").split(".")[:2])  # v0.3.0 names the line 0.3
+    if unsupported(framework, version):
+        why = " (not supported: see `vlagen targets`)"
+    else:
+        why = f" (did you mean {line!r}?)" if line in versions else ""
+    known = ", ".join(versions)
+    raise UsageError(f"{framework} has no version line {version!r}{why}; known: {known}")
 
 
 def _version_key(version: str) -> tuple[int, ...]:
