@@ -115,6 +115,9 @@ RLINF_ALGORITHMS = {
     "grpo_dynamic": "algorithm.adv_type=grpo_dynamic, loss_type=actor",
     "reinpp": "algorithm.adv_type=reinpp, loss_type=actor (REINFORCE++)",
 }
+#: What RLinf calls by other names: PPO is its ``gae`` advantage with the actor-critic loss
+#: (rlinf/algorithms/advantages.py registers gae, grpo, grpo_dynamic, reinpp and raw).
+RLINF_ALIASES = {"ppo": "gae", "reinforce++": "reinpp", "reinforce_plus_plus": "reinpp"}
 GROUPED = ("grpo", "grpo_dynamic")  #: advantages over a group of rollouts of one task
 #: Families whose Hub checkpoints are Prismatic models loaded through their ``auto_map``.
 REMOTE_CODE_FAMILIES = ("openvla", "openvla_oft")
@@ -747,6 +750,7 @@ def rlinf_target(
         title="RLinf",
         requirement=requirement,
         algorithms=RLINF_ALGORITHMS,
+        algorithm_aliases=RLINF_ALIASES,
         model_families=families,
         contract=contract,
         checks=rlinf_checks,
