@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
-from conftest import MINIMAL_SPEC, spec_errors
+from conftest import MINIMAL_SPEC, REPO, spec_errors
 from vlagen.errors import SpecError
 from vlagen.load import load_spec, load_spec_text
 
@@ -173,3 +174,35 @@ def test_a_spec_piped_to_dev_stdin_is_read() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("/dev/stdin: valid (tiny-vla;")
+
+
+@pytest.mark.parametrize(
+    ("spec", "framework", "wrong"),
+    [
+        ("libero_openvla_oft", "rlinf", "ppo"),
+        ("navsim_waypoint", "rlinf", "reinforce++"),
+        ("pusht_openvla_oft", "verl", "ppo"),
+    ],
+)
+def test_a_wrong_algorithm_is_one_error_without_follow_on_errors(
+    spec: str, framework: str, wrong: str
+) -> None:
+    """The target's own checks (group sizes, batch divisibility) compute from the algorithm,
+    so a spec naming one the target lacks gets that error alone, not errors computed as if
+    there were one rollout per task."""
+    data = yaml.safe_load((REPO / "specs" / f"{spec}.yaml").read_text())
+    (target,) = (t for t in data["targets"] if t["framework"] == framework)
+    target["algorithm"] = wrong
+    (line,) = spec_errors(data)
+    assert ".algorithm: " in line and f"has no algorithm {wrong!r}" in line
+
+
+@pytest.mark.parametrize(
+    ("wrong", "name"), [("ppo", "gae"), ("PPO", "gae"), ("reinforce++", "reinpp")]
+)
+def test_rlinfs_name_for_an_algorithm_is_given(wrong: str, name: str) -> None:
+    """RLinf calls PPO ``gae`` (its GAE advantage with the actor-critic loss)."""
+    text = MINIMAL_SPEC.replace("algorithm: grpo", f"algorithm: {wrong!r}")
+    (line,) = spec_errors(text)
+    assert f"RLinf 0.3 has no algorithm {wrong!r}: RLinf calls it {name!r} (" in line
+    assert f"write algorithm: {name} (supported: gae, grpo, grpo_dynamic, reinpp)" in line

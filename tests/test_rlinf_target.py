@@ -5,16 +5,18 @@ package's tests against RLinf 0.2 itself."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
-from conftest import MINIMAL_SPEC, REPO, run_package_tests, spec_errors
+from conftest import GOLDENS, MINIMAL_SPEC, REPO, run_package_tests, spec_errors
 from vlagen.api import generate
-from vlagen.load import load_spec_text
+from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets._config_schema import load_schema
 from vlagen.targets._rlinf import NOT_MIRRORED, exempt_keys, layout_problems
@@ -210,3 +212,51 @@ def test_the_0_2_package_passes_its_tests_against_rlinf_0_2(tmp_path: Path, monk
     # The package's RLinf tests; the rest do not touch RLinf (the harness is 0.3's only).
     assert not (out / "tests" / "test_rlinf_fidelity.py").exists()
     run_package_tests(out, real_simulator=True, only=["tests/test_rlinf.py"])
+
+
+RLINF_GOLDENS = sorted(p.parents[2] for p in GOLDENS.glob("*/src/*/targets/rlinf/config.yaml"))
+
+
+def _one_gpu_cluster() -> SimpleNamespace:
+    """Ray's cluster as RLinf's placement reads it: one node group with one accelerator."""
+    group = SimpleNamespace(label="cluster", hardware_type="Accelerator", hardware_resource_count=1)
+    return SimpleNamespace(get_node_group=lambda label=None: group)
+
+
+@pytest.mark.parametrize("src", RLINF_GOLDENS, ids=lambda p: p.parents[1].name)
+# composed as train.py composes it, with RLinf's own version_base="1.1"
+@pytest.mark.filterwarnings(r"ignore:\s*version_base=\"1\.1\" selects Hydra 1\.1:UserWarning")
+def test_the_readme_gives_the_gpus_training_needs_and_a_command_for_one(src: Path) -> None:
+    """The README's RLinf section says how many GPUs ``launch.sh train`` needs, and its one-GPU
+    command, split as bash splits it, makes RLinf's own placement fit a one-GPU node (the
+    spec's placement does not: RLinf's error is the one a user on one GPU got)."""
+    pytest.importorskip("rlinf")
+    from hydra import compose, initialize_config_dir
+    from rlinf.utils.placement import HybridComponentPlacement
+
+    package = src.parents[1]
+    resources = load_spec(package / "vlagen.yaml").spec.resources
+    gpus = resources.nodes * resources.gpus_per_node
+    readme = (package / "README.md").read_text(encoding="utf-8")
+    config_dir = str(src / "targets" / "rlinf")
+
+    def world_sizes(overrides: list[str]) -> dict[str, int]:
+        with initialize_config_dir(config_dir, version_base="1.1"):
+            cfg = compose("config", overrides=overrides)
+        placed = HybridComponentPlacement(cfg, _one_gpu_cluster())
+        return {c: placed.get_world_size(c) for c in ("actor", "env", "rollout")}
+
+    if gpus == 1:
+        assert "Training needs the spec's resources: one GPU." in readme
+        assert world_sizes([]) == {"actor": 1, "env": 1, "rollout": 1}
+        return
+    times = "\N{MULTIPLICATION SIGN}"
+    wanted = f"{resources.nodes} node(s) {times} {resources.gpus_per_node} GPUs, {gpus} GPUs in all"
+    assert wanted in " ".join(readme.split())
+    launch = f"{src.relative_to(package)}/targets/rlinf/launch.sh train "
+    (line,) = [ln for ln in readme.splitlines() if ln.startswith(launch) and "cluster." in ln]
+    words = shlex.split(line)[2:]
+    assert words[0] == "env.train.backend=synthetic"
+    assert world_sizes(words) == {"actor": 1, "env": 1, "rollout": 1}
+    with pytest.raises(AssertionError, match=f"End rank {gpus - 1} .* must be within"):
+        world_sizes(words[:1])

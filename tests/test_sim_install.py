@@ -96,10 +96,13 @@ def test_pip_reads_the_constraints_and_keeps_the_installed_torch(tmp_path: Path)
         check=True,
     ).stdout
     assert f"torch=={version('torch')}" in written.splitlines()
+    # pins and comments only: an index option would make an offline install retry it
+    assert all(line.startswith("#") or "==" in line for line in written.splitlines())
+    assert not any(line.startswith("-") for line in written.splitlines())
     path = tmp_path / "constraints.txt"
     path.write_text(written)
-    # offline: --no-index also drops the index the file names; torch is installed and its
-    # pin allows only that version, so there is nothing to fetch
+    # offline: torch is installed and its pin allows only that version, so there is nothing
+    # to fetch
     pip = [sys.executable, "-m", "pip", "install", "--dry-run", "--disable-pip-version-check"]
     done = subprocess.run(
         [*pip, "--no-index", "--no-deps", "-c", str(path), "torch"],

@@ -43,6 +43,8 @@ def check_spec(spec: Spec) -> list[Issue]:
             issues.extend(_unknown_version(target.framework, target.version, index))
             continue
         issues.extend(_target_fits(spec, decl, index))
+        if spec.targets[index].algorithm not in decl.algorithms:
+            continue  # the target's checks compute from the algorithm: none from a wrong one
         for check in decl.checks:
             issues.extend(check(spec, index))
     return issues
@@ -461,12 +463,7 @@ def _unknown_version(framework: str, version: str, index: int) -> Iterator[Issue
 def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
     algorithm = spec.targets[index].algorithm
     if algorithm not in decl.algorithms:
-        yield Issue(
-            ("targets", index, "algorithm"),
-            f"{decl.title} {decl.version} has no algorithm {algorithm!r}"
-            f"{did_you_mean(algorithm, decl.algorithms)} "
-            f"(supported: {', '.join(decl.algorithms)})",
-        )
+        yield Issue(("targets", index, "algorithm"), _no_algorithm(decl, algorithm))
     if spec.model.backbone not in decl.backbones:
         yield Issue(
             ("model", "backbone"),
@@ -486,6 +483,18 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
             f"{decl.title} {decl.version} (targets[{index}]) cannot train family "
             f"{spec.model.family!r}; it supports {', '.join(decl.model_families)}",
         )
+
+
+def _no_algorithm(decl: TargetDecl, algorithm: str) -> str:
+    supported = f"(supported: {', '.join(decl.algorithms)})"
+    name = decl.algorithm_aliases.get(algorithm.lower())
+    if name is None:
+        hint = did_you_mean(algorithm, decl.algorithms)
+        return f"{decl.title} {decl.version} has no algorithm {algorithm!r}{hint} {supported}"
+    return (
+        f"{decl.title} {decl.version} has no algorithm {algorithm!r}: {decl.title} calls it "
+        f"{name!r} ({decl.algorithms[name]}); write algorithm: {name} {supported}"
+    )
 
 
 CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (

@@ -23,7 +23,7 @@ from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .paths import templates_root
 from .provenance import SPEC_COPY, without_header
-from .spec import Spec
+from .spec import SCHEMA_FILE, Spec, schema_text
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
 
@@ -56,6 +56,7 @@ class Plan:
     spec_hash: str  #: sha256 of the resolved spec's canonical JSON
     spec_json: str  #: that canonical JSON, pretty-printed, as ``spec.json`` carries it
     spec_text: str  #: the spec as the user wrote it, for the package's ``vlagen.yaml``
+    schema_text: str  #: the spec's JSON Schema, for the package's ``vlagen.schema.json``
     vlagen_version: str
     package: str
     targets: tuple[PlannedTarget, ...]
@@ -174,6 +175,7 @@ def make_plan(spec: Spec, text: str | None = None) -> Plan:
         spec_hash=spec_hash,
         spec_json=spec_json + "\n",
         spec_text=_spec_text(spec, text),
+        schema_text=schema_text(),
         vlagen_version=__version__,
         package=package,
         targets=targets,
@@ -230,6 +232,7 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
     return (
         PlannedFile(".gitattributes", "package/gitattributes.jinja"),
         PlannedFile(SPEC_COPY, "package/vlagen.yaml.jinja"),
+        PlannedFile(SCHEMA_FILE, "package/vlagen.schema.json.jinja"),
         PlannedFile("README.md", "package/README.md.jinja"),
         PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
         PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),

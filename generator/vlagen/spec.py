@@ -8,10 +8,12 @@ so that all of them are reported together with their positions in the file.
 
 from __future__ import annotations
 
+import json
 import keyword
 import math
 import re
 import string
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -79,6 +81,13 @@ def _check_text(text: str) -> None:
 def json_schema() -> dict[str, Any]:
     """The spec's JSON Schema (draft 2020-12), as ``vlagen schema`` prints it."""
     return Spec.model_json_schema()
+
+
+@cache
+def schema_text() -> str:
+    """The schema as the file :data:`SCHEMA_FILE` holds it: beside ``vlagen init``'s spec and
+    every generated package's ``vlagen.yaml``, whose first line names it for editors."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _identifier(value: str) -> str:

@@ -99,6 +99,9 @@ class TargetDecl:
         requirement: What the generated package's extra installs (``siirl==0.2.0``).
         algorithms: Accepted ``algorithm`` values, in the framework's own names, each with
             what it selects in the framework's config.
+        algorithm_aliases: Names a user may write for an algorithm the framework calls
+            otherwise (RLinf's PPO is ``gae``), each with the framework's name: a spec
+            naming one is told what to write.
         model_families: Spec model families this target can train.
         backbones: `model.backbone` values its adapter lays out inputs for.
         contract: The env/model contract the adapter implements, as data (see
@@ -128,6 +131,7 @@ class TargetDecl:
     contract: Contract
     backbones: tuple[str, ...] = ("llava",)
     backbone_note: str = ""  #: why only ``backbones``, added to the error for another one
+    algorithm_aliases: Mapping[str, str] = field(default_factory=dict)
     checks: tuple[Check, ...] = field(default=())
     templates: str | None = None
     planner: TargetPlanner | None = None

@@ -15,6 +15,7 @@ simulator- and model-specific ones in :data:`NOT_MIRRORED`.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -115,6 +116,9 @@ RLINF_ALGORITHMS = {
     "grpo_dynamic": "algorithm.adv_type=grpo_dynamic, loss_type=actor",
     "reinpp": "algorithm.adv_type=reinpp, loss_type=actor (REINFORCE++)",
 }
+#: What RLinf calls by other names: PPO is its ``gae`` advantage with the actor-critic loss
+#: (rlinf/algorithms/advantages.py registers gae, grpo, grpo_dynamic, reinpp and raw).
+RLINF_ALIASES = {"ppo": "gae", "reinforce++": "reinpp", "reinforce_plus_plus": "reinpp"}
 GROUPED = ("grpo", "grpo_dynamic")  #: advantages over a group of rollouts of one task
 #: Families whose Hub checkpoints are Prismatic models loaded through their ``auto_map``.
 REMOTE_CODE_FAMILIES = ("openvla", "openvla_oft")
@@ -245,6 +249,8 @@ class RlinfPlan:
     decisions_per_episode: int
     max_prompt_length: int
     config: dict[str, Any]  #: the Hydra YAML, as data
+    #: Hydra overrides that run it on one GPU (see :func:`one_gpu_overrides`).
+    one_gpu_overrides: tuple[str, ...]
     omitted_templates: tuple[str, ...] = ()  #: ``tests/<name>`` this version does not use
     #: Config keys only code that cannot run on CPU reads: key → (RLinf file, why).
     read_elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -252,6 +258,11 @@ class RlinfPlan:
     @property
     def camera_tuples(self) -> tuple[tuple[str, str, int | None], ...]:
         return tuple((c.name, c.key, c.index) for c in self.cameras)
+
+    @property
+    def one_gpu_args(self) -> str:
+        """:attr:`one_gpu_overrides` as shell words (the braces and ``~`` quoted)."""
+        return " ".join(shlex.quote(o) for o in self.one_gpu_overrides)
 
 
 def _omegaconf_literal(text: str) -> str:
@@ -285,6 +296,25 @@ def placement(spec: Spec) -> str:
     each. Not ``all``: that is every GPU Ray sees, and the env split checked here
     (total_num_envs over world_size env workers) would not be the one RLinf makes."""
     return f"0-{world_size(spec) - 1}"
+
+
+def one_gpu_overrides(spec: Spec) -> tuple[str, ...]:
+    """Hydra overrides that place one actor, one rollout and one env worker, all on GPU 0 of
+    one node, for a run on one GPU; none where the spec's resources are one GPU.
+
+    RLinf's ``ComponentPlacement`` (scheduler/placement/placement.py) reads each key of
+    ``cluster.component_placement`` as comma-separated component names and parses its
+    ranks against the accelerators Ray sees, so ``0-7`` on one GPU fails (``End rank 7 ...
+    must be within the available ... ranks [0]``). Hydra's override grammar cannot name the
+    ``actor,env,rollout`` key, so the placement is deleted and added again, one key per
+    component. The envs stay ``total_num_envs``, in one env worker."""
+    if world_size(spec) == 1:
+        return ()
+    overrides = (
+        "~cluster.component_placement",
+        "+cluster.component_placement={actor:0,env:0,rollout:0}",
+    )
+    return overrides + (("cluster.num_nodes=1",) if spec.resources.nodes > 1 else ())
 
 
 def env_group_size(spec: Spec, index: int) -> int:
@@ -635,6 +665,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         decisions_per_episode=decisions,
         max_prompt_length=max_prompt_length,
         config=config,
+        one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
         read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
     )
@@ -747,6 +778,7 @@ def rlinf_target(
         title="RLinf",
         requirement=requirement,
         algorithms=RLINF_ALGORITHMS,
+        algorithm_aliases=RLINF_ALIASES,
         model_families=families,
         contract=contract,
         checks=rlinf_checks,
