@@ -71,6 +71,9 @@ class PresetDecl:
         gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
         info_signals: Built-in signal → (the simulator's info key, scale).
         ego: Where a gymnasium backend finds the ego pose for waypoint controllers.
+        sized_by: How the simulator is told each camera's size, so that it renders at the
+            spec's (empty: it is not; the gymnasium backend resizes what it renders, and a
+            class of yours returns that size itself).
     """
 
     name: str
@@ -95,6 +98,7 @@ class PresetDecl:
     gymnasium: Callable[[Env], Gymnasium] | None = None
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
+    sized_by: str = ""
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -190,6 +194,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="highway",
+            sized_by="highway-env's screen_width and screen_height config",
             backend="gymnasium",
             actions={"continuous": 2, "discrete": 1},
             choices=5,
@@ -210,6 +215,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="pusht",
+            sized_by="gym-pusht's observation_width and observation_height",
             backend="gymnasium",
             actions={"continuous": 2},
             control_range={"continuous": ((0.0,), (512.0,))},
@@ -222,6 +228,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="libero",
+            sized_by="robosuite's camera_heights and camera_widths, per camera",
             backend="libero",
             actions={"delta_ee": 7},
             signals=frozenset({"success"}),
@@ -239,6 +246,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="maniskill",
+            sized_by="ManiSkill's sensor_configs, per sensor",
             backend="maniskill",
             actions={"delta_ee": 7},
             signals=frozenset({"success"}),
