@@ -14,9 +14,18 @@ from .presets import (
     Vehicle,
     preset_gymnasium,
 )
-from .spec import Camera, Env, Gymnasium, WaypointAction, scaffold_path
+from .spec import (
+    Camera,
+    ContinuousAction,
+    DeltaEEAction,
+    DiscreteAction,
+    Env,
+    Gymnasium,
+    WaypointAction,
+    scaffold_path,
+)
 
-__all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
+__all__ = ["EnvPlan", "control_bounds", "make_env_plan", "resolve_env"]
 
 
 @dataclass(frozen=True)
@@ -211,7 +220,25 @@ def resolve_env(env: Env) -> Env:
     if isinstance(env.action, WaypointAction):
         low, high = env.action.bounds
         update["action"] = env.action.model_copy(update={"low": low, "high": high})
+    elif isinstance(env.action, ContinuousAction | DeltaEEAction):
+        low, high = control_bounds(env.action, preset)
+        update["action"] = env.action.model_copy(update={"low": low, "high": high})
     return env.model_copy(update=update)
+
+
+def control_bounds(
+    action: ContinuousAction | DeltaEEAction, preset: PresetDecl
+) -> tuple[list[float], list[float]]:
+    """(low, high) per channel of a continuous or delta_ee action: the spec's, one value
+    shared by every channel, or the preset's where the spec gives none."""
+    default_low, default_high = preset.bounds(action.kind, action.dim)
+
+    def channels(given: list[float] | None, default: list[float]) -> list[float]:
+        if given is None:
+            return default
+        return list(given) * action.dim if len(given) == 1 else list(given)
+
+    return channels(action.low, default_low), channels(action.high, default_high)
 
 
 def steps_per_decision(env: Env, chunk: int) -> int:
@@ -240,9 +267,10 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
             low, high = preset.bounds("continuous", width)
             mapping, shape = "controller", (width,)
     else:
-        low, high = preset.bounds(action.kind, action.dim)
-        if action.kind == "discrete":
+        if isinstance(action, DiscreteAction):
             low, high = [0.0] * action.dim, [float(action.choices - 1)] * action.dim
+        else:
+            low, high = control_bounds(action, preset)
         action_low, action_high = low, high
         gripper = action.kind == "delta_ee" and action.binarize_gripper
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"

@@ -50,6 +50,9 @@ class PresetDecl:
             (``None``: any width, checked when the backend starts).
         control_range: (low, high) of the control channels, by kind, one value for all
             channels or one per channel; absent kinds use [-1, 1].
+        declared_bounds: The spec declares the control bounds (``env.action.low/high``):
+            they are the simulator's own, which vlagen cannot know (any gymnasium id, your
+            class); elsewhere the preset's are the only ones the simulator takes.
         choices: Discrete choices per channel, for kind ``discrete``.
         trajectory: Takes a whole waypoint trajectory per step.
         vehicle: Takes driving controls, so waypoints can be tracked by a controller.
@@ -82,6 +85,7 @@ class PresetDecl:
     control_range: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(
         default_factory=dict
     )
+    declared_bounds: bool = False
     choices: int | None = None
     trajectory: bool = False
     vehicle: Vehicle | None = None
@@ -180,6 +184,7 @@ PRESETS: dict[str, PresetDecl] = {
     for p in (
         PresetDecl(
             name="synthetic",
+            declared_bounds=True,
             backend="synthetic",
             actions=_ANY,
             trajectory=True,
@@ -187,6 +192,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="gymnasium",
+            declared_bounds=True,
             backend="gymnasium",
             actions={"continuous": None, "discrete": None, "delta_ee": None},
             requirements=(GYMNASIUM,),
@@ -292,6 +298,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="custom",
+            declared_bounds=True,
             backend="custom",
             actions=_ANY,
             trajectory=True,
