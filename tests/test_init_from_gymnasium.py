@@ -259,13 +259,15 @@ def test_an_existing_spec_is_refused_before_the_env_is_made(runner, tmp_path) ->
 
 
 def test_gymnasium_loads_only_on_this_path(tmp_path) -> None:
+    """And where validate asks gymnasium of an id the spec writes (tests/test_gymnasium_ids.py):
+    a spec naming none, here highway's, validates without it."""
     code = (
         "import sys\nfrom vlagen.cli import main\n"
         "for args in (['--help'], ['validate', sys.argv[1]]):\n"
         "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
         "print('gymnasium' in sys.modules)"
     )
-    spec = Path(__file__).resolve().parent.parent / "specs" / "cartpole_custom.yaml"
+    spec = Path(__file__).resolve().parent.parent / "specs" / "highway_openvla.yaml"
     done = subprocess.run(
         [sys.executable, "-c", code, str(spec)], capture_output=True, text=True, check=True
     )

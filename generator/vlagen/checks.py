@@ -17,6 +17,7 @@ from .backbones import BACKBONES
 from .envplan import control_bounds
 from .errors import Issue
 from .families import FAMILIES, SPECIAL_TOKENS
+from .gymids import gymnasium_id_issues
 from .plan import GENERATED_MODULES
 from .presets import PRESETS, PresetDecl
 from .spec import (
@@ -40,11 +41,14 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def check_spec(spec: Spec) -> list[Issue]:
-    """Every cross-field and target issue in ``spec``."""
+def check_spec(spec: Spec, *, probe: bool = True) -> list[Issue]:
+    """Every cross-field and target issue in ``spec``; with ``probe``, also what the
+    installed simulators say of it (a gymnasium id they do not register)."""
     issues: list[Issue] = []
     for check in CHECKS:
         issues.extend(check(spec))
+    if probe:
+        issues.extend(gymnasium_id_issues(spec.env))
     for index, target in enumerate(spec.targets):
         decl = find_target(target.framework, target.version)
         if decl is None:
