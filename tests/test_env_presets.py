@@ -167,7 +167,8 @@ def _variants() -> dict[str, dict]:
     cartpole = _spec(
         preset="gymnasium",
         gymnasium={"id": "CartPole-v1"},
-        cameras=[{"name": "view", "height": 400, "width": 600}],
+        # CartPole renders 400x600: the backend resizes its frames to the spec's size
+        cameras=[{"name": "view", "height": 200, "width": 300}],
         action={"kind": "discrete", "choices": 2},
         workers=0,
     )

@@ -8,6 +8,7 @@ registered by this module.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -156,13 +157,29 @@ def test_mountain_car_continuous_box_action(runner, tmp_path) -> None:
     assert (_camera(data)["height"], _camera(data)["width"]) == frame[:2]
 
 
-def test_bounds_the_spec_cannot_carry_are_called_out(runner, tmp_path) -> None:
-    data, text, _ = _written(runner, tmp_path, "Pendulum-v1")
+def test_the_envs_own_bounds_are_declared_and_pass_the_check(runner, tmp_path) -> None:
+    """Pendulum takes torque in [-2, 2]: the spec declares it (env.action.low/high), so the
+    package's env.check passes on the real env."""
+    data, text, spec = _written(runner, tmp_path, "Pendulum-v1")
     action, _, _ = _real("Pendulum-v1")
-    assert data["env"]["action"] == {"kind": "continuous", "dim": int(action.shape[0])}
     low, high = float(action.low[0]), float(action.high[0])
     assert (low, high) != (-1.0, 1.0)
-    assert f"NOTE: its bounds are low [{low:g}], high [{high:g}]" in _prose(text)
+    assert data["env"]["action"] == {"kind": "continuous", "dim": 1, "low": low, "high": high}
+    assert f"bounds low [{low:g}], high [{high:g}], declared as env.action.low/high" in _prose(text)
+    package = tmp_path / "pkg"
+    assert (
+        runner.invoke(main, ["new", str(tmp_path / "spec.yaml"), "-o", str(package)]).exit_code == 0
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", f"{spec.project.import_name}.env.check", "--steps", "20"],
+        cwd=package,
+        env={**os.environ, "PYTHONPATH": str(package / "src"), "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS  bounds       control bounds [-2.0]..[2.0], as the spec's" in done.stdout
 
 
 def test_highway_gets_its_preset(runner, tmp_path) -> None:
@@ -259,13 +276,15 @@ def test_an_existing_spec_is_refused_before_the_env_is_made(runner, tmp_path) ->
 
 
 def test_gymnasium_loads_only_on_this_path(tmp_path) -> None:
+    """And where validate asks gymnasium of an id the spec writes (tests/test_gymnasium_ids.py):
+    a spec naming none, here highway's, validates without it."""
     code = (
         "import sys\nfrom vlagen.cli import main\n"
         "for args in (['--help'], ['validate', sys.argv[1]]):\n"
         "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
         "print('gymnasium' in sys.modules)"
     )
-    spec = Path(__file__).resolve().parent.parent / "specs" / "cartpole_custom.yaml"
+    spec = Path(__file__).resolve().parent.parent / "specs" / "highway_openvla.yaml"
     done = subprocess.run(
         [sys.executable, "-c", code, str(spec)], capture_output=True, text=True, check=True
     )

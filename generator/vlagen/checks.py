@@ -14,11 +14,20 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from .backbones import BACKBONES
+from .envplan import control_bounds
 from .errors import Issue
 from .families import FAMILIES, SPECIAL_TOKENS
+from .gymids import gymnasium_id_issues
 from .plan import GENERATED_MODULES
 from .presets import PRESETS, PresetDecl
-from .spec import EnvAction, Normalization, Spec, WaypointAction
+from .spec import (
+    ContinuousAction,
+    DeltaEEAction,
+    EnvAction,
+    Normalization,
+    Spec,
+    WaypointAction,
+)
 from .targets import TargetDecl, all_targets, find_target, unsupported
 
 PROMPT_FIELDS = {"task"}
@@ -32,11 +41,14 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def check_spec(spec: Spec) -> list[Issue]:
-    """Every cross-field and target issue in ``spec``."""
+def check_spec(spec: Spec, *, probe: bool = True) -> list[Issue]:
+    """Every cross-field and target issue in ``spec``; with ``probe``, also what the
+    installed simulators say of it (a gymnasium id they do not register)."""
     issues: list[Issue] = []
     for check in CHECKS:
         issues.extend(check(spec))
+    if probe:
+        issues.extend(gymnasium_id_issues(spec.env))
     for index, target in enumerate(spec.targets):
         decl = find_target(target.framework, target.version)
         if decl is None:
@@ -396,6 +408,8 @@ def _check_preset_action(action: EnvAction, preset: PresetDecl) -> Iterator[Issu
             ("env", "action", "choices"),
             f"{where} has {preset.choices} discrete actions, not {action.choices}",
         )
+    if isinstance(action, ContinuousAction | DeltaEEAction):
+        yield from _check_control_bounds(action, preset)
     if isinstance(action, WaypointAction):
         low, high = action.bounds
         for key, values in (("low", action.low), ("high", action.high)):
@@ -410,6 +424,51 @@ def _check_preset_action(action: EnvAction, preset: PresetDecl) -> Iterator[Issu
                     ("env", "action", "high", i),
                     f"high ({hi}) must be greater than low ({lo}) in dimension {i}",
                 )
+
+
+def _check_control_bounds(
+    action: ContinuousAction | DeltaEEAction, preset: PresetDecl
+) -> Iterator[Issue]:
+    """``low``/``high``: ``dim`` numbers each (or one), low below high in every channel,
+    and only where the simulator's bounds are the spec's to declare."""
+    wrong = False
+    for key in ("low", "high"):
+        values = getattr(action, key)
+        if values is not None and len(values) not in (1, action.dim):
+            wrong = True
+            yield Issue(
+                ("env", "action", key),
+                f"has {len(values)} values; env.action.dim is {action.dim} (give one per "
+                "channel, or one number for all)",
+            )
+    if wrong:
+        return
+    low, high = control_bounds(action, preset)
+    for i, (lo, hi) in enumerate(zip(low, high, strict=True)):
+        if lo >= hi:
+            channel = (i,) if action.high is not None and len(action.high) > 1 else ()
+            yield Issue(
+                ("env", "action", "high", *channel),
+                f"high ({hi:g}) must be greater than low ({lo:g}) in channel {i}",
+            )
+            return
+    given = [k for k in ("low", "high") if getattr(action, k) is not None]
+    if (
+        given
+        and not preset.declared_bounds
+        and (low, high) != preset.bounds(action.kind, action.dim)
+    ):
+        want_low, want_high = preset.bounds(action.kind, action.dim)
+        yield Issue(
+            ("env", "action", given[0]),
+            f"preset {preset.name!r} takes controls in {_numbers(want_low)}.."
+            f"{_numbers(want_high)}, which vlagen maps to; remove env.action.low/high (the "
+            "spec declares bounds only on presets gymnasium, custom and synthetic)",
+        )
+
+
+def _numbers(values: list[float]) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
 
 def _check_training(spec: Spec) -> Iterator[Issue]:

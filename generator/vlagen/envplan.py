@@ -14,9 +14,18 @@ from .presets import (
     Vehicle,
     preset_gymnasium,
 )
-from .spec import Env, Gymnasium, WaypointAction, scaffold_path
+from .spec import (
+    Camera,
+    ContinuousAction,
+    DeltaEEAction,
+    DiscreteAction,
+    Env,
+    Gymnasium,
+    WaypointAction,
+    scaffold_path,
+)
 
-__all__ = ["EnvPlan", "make_env_plan", "resolve_env"]
+__all__ = ["EnvPlan", "control_bounds", "make_env_plan", "resolve_env"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class EnvPlan:
     info_reads: tuple[tuple[str, str, str], ...]  #: (info key, bool | float, reward term)
     backend_class: str | None  #: the class name of ``env.backend_class``
     scaffold: str | None  #: package-relative path of the backend module vlagen starts for you
+    cameras: tuple[Camera, ...]  #: the spec's, in order
 
     @property
     def control_doc(self) -> str:
@@ -55,6 +65,33 @@ class EnvPlan:
             channels = self.vehicle.layout.replace("_", ", ")
             return f"float32 [{shape}]: the vehicle's {channels}, within {bounds}"
         return f"float32 [{shape}], within {bounds} per channel"
+
+    @property
+    def camera_sizes(self) -> dict[str, tuple[int, int]]:
+        """Each camera's (height, width), as the spec declares it."""
+        return {cam.name: (cam.height, cam.width) for cam in self.cameras}
+
+    @property
+    def camera_doc(self) -> str:
+        """How the backend keeps every camera at the spec's size, in words (the backend's
+        docstring and the package README say it)."""
+        preset = self.preset
+        if preset.backend == "synthetic":
+            return "the synthetic stand-in draws its frames at the spec's size"
+        if preset.backend == "gymnasium":
+            resized = f"a frame of another size is resized to the spec's by {RESIZE_DOC}"
+            if preset.sized_by:
+                return (
+                    f"the simulator renders at the spec's size ({preset.sized_by}); {resized} "
+                    "(where env.gymnasium.kwargs replace that setting)"
+                )
+            return f"the simulator renders at a size of its own; {resized}"
+        if preset.needs_class:
+            return (
+                "your class returns each camera at the spec's size (env.check checks it, and "
+                "the env core refuses another)"
+            )
+        return f"the simulator renders at the spec's size ({preset.sized_by})"
 
     @property
     def video(self) -> bool:
@@ -154,6 +191,12 @@ BACKEND_SETUP = {"libero": "libero_setup"}
 #: The file the generated README writes the pip constraints to.
 CONSTRAINTS_FILE = "constraints.txt"
 
+#: How the gymnasium backend resizes a frame the simulator renders at another size.
+RESIZE_DOC = (
+    "area averaging along an axis that shrinks (each pixel the mean of those it covers, "
+    "as OpenCV's INTER_AREA) and bilinear interpolation along one that grows"
+)
+
 MAPPING_DOCS = {
     "scale": "scaled linearly from [-1, 1] to the backend's control bounds",
     "gripper": "scaled linearly to the backend's bounds, the gripper channel (the last) "
@@ -177,7 +220,25 @@ def resolve_env(env: Env) -> Env:
     if isinstance(env.action, WaypointAction):
         low, high = env.action.bounds
         update["action"] = env.action.model_copy(update={"low": low, "high": high})
+    elif isinstance(env.action, ContinuousAction | DeltaEEAction):
+        low, high = control_bounds(env.action, preset)
+        update["action"] = env.action.model_copy(update={"low": low, "high": high})
     return env.model_copy(update=update)
+
+
+def control_bounds(
+    action: ContinuousAction | DeltaEEAction, preset: PresetDecl
+) -> tuple[list[float], list[float]]:
+    """(low, high) per channel of a continuous or delta_ee action: the spec's, one value
+    shared by every channel, or the preset's where the spec gives none."""
+    default_low, default_high = preset.bounds(action.kind, action.dim)
+
+    def channels(given: list[float] | None, default: list[float]) -> list[float]:
+        if given is None:
+            return default
+        return list(given) * action.dim if len(given) == 1 else list(given)
+
+    return channels(action.low, default_low), channels(action.high, default_high)
 
 
 def steps_per_decision(env: Env, chunk: int) -> int:
@@ -206,9 +267,10 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
             low, high = preset.bounds("continuous", width)
             mapping, shape = "controller", (width,)
     else:
-        low, high = preset.bounds(action.kind, action.dim)
-        if action.kind == "discrete":
+        if isinstance(action, DiscreteAction):
             low, high = [0.0] * action.dim, [float(action.choices - 1)] * action.dim
+        else:
+            low, high = control_bounds(action, preset)
         action_low, action_high = low, high
         gripper = action.kind == "delta_ee" and action.binarize_gripper
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
@@ -230,6 +292,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         info_reads=_info_reads(env),
         backend_class=name or None,
         scaffold=scaffold_path(env.backend_class, package),
+        cameras=tuple(env.cameras),
     )
 
 

@@ -342,7 +342,7 @@ def _action(preset: str, env_id: str, space: Any, spaces: Any, np: Any) -> Infer
         note = f"{shown}: one channel of {int(space.n)} choices"
     elif isinstance(space, spaces.Box) and len(space.shape) == 1:
         dim = int(space.shape[0])
-        real = {"kind": "continuous", "dim": dim}
+        real = {"kind": "continuous", "dim": dim, **_declared_bounds(preset, space, np)}
         note = f"{shown}; {_bounds_note(preset, space, dim, np)}"
     if real is not None and _fits(real, decl):
         others = [
@@ -379,9 +379,32 @@ def _fits(action: dict[str, Any], decl: Any) -> bool:
     return width is None or width == action["dim"]
 
 
+def _declared_bounds(preset: str, space: Any, np: Any) -> dict[str, Any]:
+    """``{low, high}`` for the spec where the preset takes bounds the spec declares and the
+    env's are finite and not the default [-1, 1]: one number each where every channel
+    shares it."""
+    low, high = np.asarray(space.low, float), np.asarray(space.high, float)
+    finite = np.isfinite(low).all() and np.isfinite(high).all()
+    if not PRESETS[preset].declared_bounds or not finite:
+        return {}
+    if np.allclose(low, -1.0) and np.allclose(high, 1.0):
+        return {}
+
+    def values(bound: Any) -> float | list[float]:
+        items = [float(v) for v in bound]
+        return items[0] if len(set(items)) == 1 else items
+
+    return {"low": values(low), "high": values(high)}
+
+
 def _bounds_note(preset: str, space: Any, dim: int, np: Any) -> str:
     low, high = np.asarray(space.low, float), np.asarray(space.high, float)
     shown = f"low {_numbers(low)}, high {_numbers(high)}"
+    if _declared_bounds(preset, space, np):
+        return (
+            f"bounds {shown}, declared as env.action.low/high: the env core maps the "
+            "policy's [-1, 1] onto them"
+        )
     want_low, want_high = PRESETS[preset].bounds("continuous", dim)
     reaches = f"low {_numbers(want_low)}, high {_numbers(want_high)}"
     if np.isfinite(low).all() and np.isfinite(high).all():

@@ -32,8 +32,9 @@ class LoadedSpec:
     text: str  #: the spec as written, comments and all (the package keeps a copy)
 
 
-def load_spec(path: str | Path) -> LoadedSpec:
-    """Read, validate and cross-check the spec at ``path``.
+def load_spec(path: str | Path, *, probe: bool = True) -> LoadedSpec:
+    """Read, validate and cross-check the spec at ``path``; with ``probe``, also ask the
+    installed simulators (a gymnasium id; see :mod:`vlagen.gymids`).
 
     Raises:
         SpecError: listing every problem, each as ``path:line:col: key.path: message``.
@@ -58,7 +59,7 @@ def load_spec(path: str | Path) -> LoadedSpec:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError(shown, [Issue((), "the spec is not UTF-8 text", line, 1)]) from None
-    return load_spec_text(text, shown)
+    return load_spec_text(text, shown, probe=probe)
 
 
 class _NotAFile(Exception):
@@ -94,7 +95,7 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "neither a file nor a directory")
 
 
-def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:
+def load_spec_text(text: str, path: str = "<spec>", *, probe: bool = True) -> LoadedSpec:
     """Like :func:`load_spec`, from text already read; ``path`` is used in messages."""
     data, source = parse_yaml(text, path)
     if not isinstance(data, dict):
@@ -120,7 +121,7 @@ def load_spec_text(text: str, path: str = "<spec>") -> LoadedSpec:
     except ValidationError as exc:
         issues = [_from_pydantic(err, data, source) for err in exc.errors()]
         raise SpecError(path, _dedupe(issues)) from None
-    issues = [_place(issue, source) for issue in check_spec(spec)]
+    issues = [_place(issue, source) for issue in check_spec(spec, probe=probe)]
     if issues:
         raise SpecError(path, _dedupe(issues))
     return LoadedSpec(spec, path, text)

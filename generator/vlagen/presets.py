@@ -50,6 +50,9 @@ class PresetDecl:
             (``None``: any width, checked when the backend starts).
         control_range: (low, high) of the control channels, by kind, one value for all
             channels or one per channel; absent kinds use [-1, 1].
+        declared_bounds: The spec declares the control bounds (``env.action.low/high``):
+            they are the simulator's own, which vlagen cannot know (any gymnasium id, your
+            class); elsewhere the preset's are the only ones the simulator takes.
         choices: Discrete choices per channel, for kind ``discrete``.
         trajectory: Takes a whole waypoint trajectory per step.
         vehicle: Takes driving controls, so waypoints can be tracked by a controller.
@@ -71,6 +74,9 @@ class PresetDecl:
         gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
         info_signals: Built-in signal → (the simulator's info key, scale).
         ego: Where a gymnasium backend finds the ego pose for waypoint controllers.
+        sized_by: How the simulator is told each camera's size, so that it renders at the
+            spec's (empty: it is not; the gymnasium backend resizes what it renders, and a
+            class of yours returns that size itself).
     """
 
     name: str
@@ -79,6 +85,7 @@ class PresetDecl:
     control_range: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(
         default_factory=dict
     )
+    declared_bounds: bool = False
     choices: int | None = None
     trajectory: bool = False
     vehicle: Vehicle | None = None
@@ -95,6 +102,7 @@ class PresetDecl:
     gymnasium: Callable[[Env], Gymnasium] | None = None
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
+    sized_by: str = ""
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -176,6 +184,7 @@ PRESETS: dict[str, PresetDecl] = {
     for p in (
         PresetDecl(
             name="synthetic",
+            declared_bounds=True,
             backend="synthetic",
             actions=_ANY,
             trajectory=True,
@@ -183,6 +192,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="gymnasium",
+            declared_bounds=True,
             backend="gymnasium",
             actions={"continuous": None, "discrete": None, "delta_ee": None},
             requirements=(GYMNASIUM,),
@@ -190,6 +200,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="highway",
+            sized_by="highway-env's screen_width and screen_height config",
             backend="gymnasium",
             actions={"continuous": 2, "discrete": 1},
             choices=5,
@@ -210,6 +221,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="pusht",
+            sized_by="gym-pusht's observation_width and observation_height",
             backend="gymnasium",
             actions={"continuous": 2},
             control_range={"continuous": ((0.0,), (512.0,))},
@@ -222,6 +234,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="libero",
+            sized_by="robosuite's camera_heights and camera_widths, per camera",
             backend="libero",
             actions={"delta_ee": 7},
             signals=frozenset({"success"}),
@@ -239,6 +252,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="maniskill",
+            sized_by="ManiSkill's sensor_configs, per sensor",
             backend="maniskill",
             actions={"delta_ee": 7},
             signals=frozenset({"success"}),
@@ -284,6 +298,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="custom",
+            declared_bounds=True,
             backend="custom",
             actions=_ANY,
             trajectory=True,

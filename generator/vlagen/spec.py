@@ -423,21 +423,69 @@ class Camera(StrictModel):
     )
 
 
+def _one_for_all(value: Any) -> Any:
+    """A single number is a list of one, which every channel shares."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return [value] if number else value
+
+
+_BOUND_SCHEMA = {"type": "number", "minimum": -1e9, "maximum": 1e9}
+ControlBound = Annotated[float, Field(ge=-1e9, le=1e9)]
+ControlBounds = Annotated[
+    list[ControlBound],
+    Field(min_length=1, max_length=1024),
+    BeforeValidator(_one_for_all),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "array", "items": _BOUND_SCHEMA, "minItems": 1, "maxItems": 1024},
+                _BOUND_SCHEMA,
+            ]
+        }
+    ),
+]
+
+_BOUNDS_DOC = (
+    "the simulator's control bounds in its own units, per channel: a list of `dim` numbers, "
+    "or one number (or a list of one) for every channel. The env core maps the policy's "
+    "canonical [-1, 1] linearly onto [low, high], and `env.check` compares them with the "
+    "backend's control_low/control_high. Default: the preset's ([-1, 1] on most; [0, 512] "
+    "pixels on pusht). Yours to declare on presets gymnasium, custom and synthetic; on the "
+    "others the simulator's bounds are known, and other values are an error. Each within "
+    "±10^9."
+)
+
+
+def _low_field() -> Any:
+    return Field(default=None, description=f"What -1 maps to: {_BOUNDS_DOC}")
+
+
+def _high_field() -> Any:
+    return Field(default=None, description=f"What +1 maps to: {_BOUNDS_DOC}")
+
+
 class ContinuousAction(StrictModel):
-    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: Literal["continuous"] = Field(description="Selects this action kind.")
     dim: Count(1024) = Field(description="Number of control channels; 1 to 1024.")
+    low: ControlBounds | None = _low_field()
+    high: ControlBounds | None = _high_field()
 
 
 class DeltaEEAction(StrictModel):
-    """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill pd_ee_delta_pose)."""
+    """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill pd_ee_delta_pose),
+    scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: Literal["delta_ee"] = Field(description="Selects this action kind.")
     dim: Count(1024) = Field(default=7, description="6 pose deltas + 1 gripper by default.")
     binarize_gripper: bool = Field(
-        default=True, description="Map the last channel to -1/+1 (open/close)."
+        default=True,
+        description="Map the last channel to -1/+1 (open/close): the gripper at its low or "
+        "high bound.",
     )
+    low: ControlBounds | None = _low_field()
+    high: ControlBounds | None = _high_field()
 
 
 class PurePursuit(StrictModel):
