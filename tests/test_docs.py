@@ -71,3 +71,25 @@ def test_ci_runs_the_readmes_test_command_and_it_installs_from_the_lock() -> Non
     assert all(line.count("==") == 1 and "+" not in line for line in pins), pins
     names = {line.split("==")[0].lower() for line in pins}
     assert {"pyyaml", "pydantic", "jinja2", "click", "torch", "transformers"} <= names
+
+
+def test_user_facing_text_links_no_package_index_page() -> None:
+    """vlagen is installed from its source, not a package index: no text sends a user to an
+    index page for it (or for anything else; a package is named, not linked)."""
+    hosts = ("pypi.org", "pythonhosted.org")
+    hits = [
+        f"{path.relative_to(REPO)}: {host}"
+        for path in user_facing_files()
+        for host in hosts
+        if host in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert not hits
+
+
+def test_the_changelog_has_an_entry_for_this_version() -> None:
+    from vlagen import __version__
+
+    headings = [
+        line for line in (REPO / "CHANGELOG.md").read_text().splitlines() if line.startswith("## ")
+    ]
+    assert headings and headings[0].split()[1] == __version__, headings[:1]

@@ -5,6 +5,8 @@ action tokens, un-normalization, act/evaluate agreement, gradients, decoding."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -179,6 +181,16 @@ def test_evaluate_matches_act(policy: Policy, obs: dict, temperature: float) -> 
         assert torch.allclose(values, out.values, atol=1e-5)
     again, _, _ = policy.evaluate(obs, out.action_tokens, temperature=temperature)
     assert (again - out.log_probs).abs().max() < 1e-5  # from raw observations too
+
+
+def test_acting_and_scoring_warn_nothing(policy: Policy, obs: dict) -> None:
+    """With every warning an error: nothing the policy calls is deprecated in the
+    installed transformers (its KV cache keyword, above all)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = policy.act(obs, generator=_generator(4))
+        policy.act(obs, sample=False)
+        policy.evaluate(out.inputs, out.action_tokens)
 
 
 def test_greedy_is_deterministic_and_most_likely(policy: Policy, obs: dict) -> None:

@@ -24,7 +24,12 @@ from omegaconf import OmegaConf, open_dict
 from highway_openvla.env.actions import STEPS_PER_DECISION
 from highway_openvla.model import build_tiny
 from highway_openvla.spec import SPEC
-from highway_openvla.targets.rlinf import ENV_TYPE, MODEL_TYPE, import_rlinf
+from highway_openvla.targets.rlinf import (
+    ENV_TYPE,
+    MODEL_TYPE,
+    ONE_GPU_OVERRIDES,
+    import_rlinf,
+)
 from highway_openvla.targets.rlinf import register as registration
 from highway_openvla.targets.rlinf.env import CAMERA_KEYS, RLinfEnv
 from highway_openvla.targets.rlinf.policy import (
@@ -383,6 +388,49 @@ def test_launch_script_parses() -> None:
         text=True,
     )
     assert done.returncode == 0, done.stderr
+
+
+def _one_gpu_cluster() -> SimpleNamespace:
+    """Ray's cluster as RLinf's placement reads it: one node group with one accelerator."""
+    group = SimpleNamespace(
+        label="cluster", hardware_type="Accelerator", hardware_resource_count=1
+    )
+    return SimpleNamespace(get_node_group=lambda label=None: group)
+
+
+def _composed(overrides: list[str]):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(str(HERE), version_base="1.1"):
+        return compose("config", overrides=overrides)
+
+
+def test_the_one_gpu_overrides_place_every_worker_on_gpu_0(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the README gives for a run on one GPU: RLinf's own placement, on a node with one
+    accelerator, puts one actor, rollout and env worker on it, and RLinf's validation accepts
+    the config with one worker of each."""
+    register()
+    placement = import_rlinf("rlinf.utils.placement")
+    cfg = _composed(["env.train.backend=synthetic", *ONE_GPU_OVERRIDES])
+    placed = placement.HybridComponentPlacement(cfg, _one_gpu_cluster())
+    assert {c: placed.get_world_size(c) for c in ("actor", "env", "rollout")} == {
+        "actor": 1,
+        "env": 1,
+        "rollout": 1,
+    }
+    assert cfg.cluster.num_nodes == 1
+    rlinf_config = import_rlinf("rlinf.config")
+    monkeypatch.setattr(rlinf_config, "Cluster", lambda *a, **k: _one_gpu_cluster())
+    OmegaConf.set_struct(cfg, True)
+    cfg = rlinf_config.validate_embodied_cfg(cfg)
+    rlinf_config.validate_fsdp_cfg(cfg.actor)
+    assert cfg.env.train.total_num_envs == 16
+    with pytest.raises(
+        AssertionError, match="End rank 3 .* must be within the available"
+    ):
+        placement.HybridComponentPlacement(_composed([]), _one_gpu_cluster())
 
 
 def test_hydra_composes_the_config() -> None:

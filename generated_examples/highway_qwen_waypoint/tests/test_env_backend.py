@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from highway_qwen.env import make_env
+from highway_qwen.env import SimulatorMissingError, make_env
 from highway_qwen.env.backends import gymnasium_env as backend
 from highway_qwen.spec import SPEC
 
@@ -47,6 +47,15 @@ def test_real_simulator_runs_through_the_core() -> None:
 def test_real_simulator_runs_in_the_process_pool() -> None:
     stats = _episode_steps(workers=2, decisions=max(1, 8 // CHUNK))
     assert stats["steps"] >= 8
+
+
+def test_an_id_gymnasium_cannot_make_is_named_with_the_fix(monkeypatch) -> None:
+    pytest.importorskip(SIMULATOR)
+    monkeypatch.setattr(backend, "ID", "NoSuchEnv-v0")
+    with pytest.raises(
+        SimulatorMissingError, match="cannot make 'NoSuchEnv-v0'.*env.gymnasium.id"
+    ):
+        backend.check()
 
 
 def test_control_bounds_come_from_the_simulator() -> None:

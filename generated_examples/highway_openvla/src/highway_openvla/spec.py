@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "1542bbd5987c53f6fac6f9077e45c6097389b82b19b80da872366a5f06bcf30e"
+SPEC_HASH: Final = "4154bdbc8e7dd32668f9a8c20790fc6012e818855d804f0ee1386480cf5f0593"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -97,21 +97,25 @@ class Camera:
 
 @dataclass(frozen=True, slots=True)
 class ContinuousAction:
-    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: str
     dim: int
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class DeltaEEAction:
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill
-    pd_ee_delta_pose).
+    pd_ee_delta_pose), scaled from [-1, 1] to the backend's bounds (`low`, `high`).
     """
 
     kind: str
     dim: int
     binarize_gripper: bool
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +324,9 @@ SPEC: Final = Spec(
         state_dim=0,
         task="drive fast in the right lane without crashing",
         task_suite=None,
-        action=ContinuousAction(kind="continuous", dim=2),
+        action=ContinuousAction(
+            kind="continuous", dim=2, low=(-1.0, -1.0), high=(1.0, 1.0)
+        ),
         rewards=(
             RewardTerm(name="env_reward", weight=1.0, source="env", key=None),
             RewardTerm(name="crash", weight=-1.0, source="collision", key=None),

@@ -10,9 +10,11 @@ dependencies, frameworks' extras) let pip replace the installed PyTorch
 with the newest build on PyPI, which on Linux is a CUDA build with several GB of
 ``nvidia-*`` libraries. The constraints pin ``torch`` (and ``torchvision``, where installed)
 to the installed versions. A build from PyTorch's own index carries a local label
-(``2.13.0+cpu``, ``2.6.0+cu126``); the file then names that index too, so a
-``torchvision`` pip has to add is the same build: PyPI's Linux ``torchvision`` is a CUDA
-build, which does not import beside a CPU ``torch``.
+(``2.13.0+cpu``, ``2.6.0+cu126``); a comment in the file then names that index, for the
+pip command that has to add a ``torchvision`` of the same build (PyPI's Linux
+``torchvision`` is a CUDA build, which does not import beside a CPU ``torch``). The file
+holds pins and comments only: an index option in it would send every ``pip install -c``
+to that index, and an offline one would retry it for minutes per package.
 
 The versions come from the installed distributions' metadata; ``torch`` is not imported.
 """
@@ -53,7 +55,10 @@ def constraints() -> list[str]:
     lines = [f"# Keeps torch {torch}: written by {COMMAND}"]
     _, _, label = torch.partition("+")
     if label:
-        lines.append(f"--extra-index-url {PYTORCH_INDEX}/{label}")
+        lines.append(
+            f"# torch is PyTorch's {label} build: where pip has to add torchvision, give it "
+            f"--extra-index-url {PYTORCH_INDEX}/{label}"
+        )
     lines += [f"{name}=={version}" for name, version in versions.items() if version]
     return lines
 

@@ -106,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result = run(policy, env, args.episodes, sample=not args.greedy)
         except BackendError as exc:
+            first = str(exc).splitlines()[0]
+            if exc.cause == "SimulatorMissingError":  # found when an env first renders
+                return _stop(parser, f"{first}. {_try_synthetic(argv)}")
             if exc.cause != "NotImplementedError":
                 raise
-            first = str(exc).splitlines()[0]
             with suppress(Exception):  # an unfinished scaffold's close raises too
                 env.close()
             return _stop(

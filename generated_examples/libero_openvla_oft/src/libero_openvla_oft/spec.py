@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "5082c032b69098d2fbfb001c737cf6e53171a10ad4937a19a40a261f5c699a05"
+SPEC_HASH: Final = "412c1891889bd7b492343fb2354fdbca4fc383f50e95ac870eeb179c8b729be5"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -97,21 +97,25 @@ class Camera:
 
 @dataclass(frozen=True, slots=True)
 class ContinuousAction:
-    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: str
     dim: int
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class DeltaEEAction:
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill
-    pd_ee_delta_pose).
+    pd_ee_delta_pose), scaled from [-1, 1] to the backend's bounds (`low`, `high`).
     """
 
     kind: str
     dim: int
     binarize_gripper: bool
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +327,13 @@ SPEC: Final = Spec(
         state_dim=8,
         task="pick up the black bowl between the plate and the ramekin and place it on the plate",
         task_suite="libero_spatial",
-        action=DeltaEEAction(kind="delta_ee", dim=7, binarize_gripper=True),
+        action=DeltaEEAction(
+            kind="delta_ee",
+            dim=7,
+            binarize_gripper=True,
+            low=(-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0),
+            high=(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
+        ),
         rewards=(RewardTerm(name="success", weight=1.0, source="success", key=None),),
         extra_obs=(),
         workers=4,

@@ -97,21 +97,25 @@ class Camera:
 
 @dataclass(frozen=True, slots=True)
 class ContinuousAction:
-    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: str
     dim: int
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class DeltaEEAction:
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill
-    pd_ee_delta_pose).
+    pd_ee_delta_pose), scaled from [-1, 1] to the backend's bounds (`low`, `high`).
     """
 
     kind: str
     dim: int
     binarize_gripper: bool
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "cb7f076b7e9bba304b18ad4c6f838584e05f30c72367ef12d50fb5a958ab064b"
+SPEC_HASH: Final = "85785dd846dc26892d243e5708c33039d7f34a7a6e08de0ba0e70a3bb9fafaf2"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -97,21 +97,25 @@ class Camera:
 
 @dataclass(frozen=True, slots=True)
 class ContinuousAction:
-    """Continuous controls, scaled from [-1, 1] to the backend's bounds."""
+    """Continuous controls, scaled from [-1, 1] to the backend's bounds (`low`, `high`)."""
 
     kind: str
     dim: int
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class DeltaEEAction:
     """Delta end-effector pose plus a gripper channel (LIBERO, ManiSkill
-    pd_ee_delta_pose).
+    pd_ee_delta_pose), scaled from [-1, 1] to the backend's bounds (`low`, `high`).
     """
 
     kind: str
     dim: int
     binarize_gripper: bool
+    low: tuple[float, ...] | None
+    high: tuple[float, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +324,9 @@ SPEC: Final = Spec(
         state_dim=2,
         task="push the T-shaped block onto the target",
         task_suite=None,
-        action=ContinuousAction(kind="continuous", dim=2),
+        action=ContinuousAction(
+            kind="continuous", dim=2, low=(0.0, 0.0), high=(512.0, 512.0)
+        ),
         rewards=(
             RewardTerm(name="coverage", weight=1.0, source="env", key=None),
             RewardTerm(name="success", weight=10.0, source="success", key=None),

@@ -43,6 +43,7 @@ INFO_KEYS: tuple[tuple[str, str, str], ...] = (
     ("collision", "bool", "collision"),
 )
 DETERMINISM_STEPS = 8
+BOUNDS_HINT = ""
 
 
 class CheckFailed(Exception):
@@ -237,7 +238,7 @@ def _bounds(subject: Subject, context: Context) -> str:
                 i = int(off[0])
                 raise CheckFailed(
                     f"{name}[{i}] is {value[i]:g}, the spec's is {want[i]:g}: the core "
-                    f"maps actions to {_bounds_text()}"
+                    f"maps actions to {_bounds_text()}{BOUNDS_HINT}"
                 )
     return f"control bounds {_bounds_text()}, as the spec's"
 

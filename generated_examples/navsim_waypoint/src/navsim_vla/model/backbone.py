@@ -17,6 +17,8 @@ states are read.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,15 @@ TRUST_REMOTE_CODE = False
 ATTN_IMPLEMENTATION = None
 REGISTERED_CLASSES = ("AutoModelForVision2Seq", "AutoModelForImageTextToText")
 """``auto_map`` keys of a checkpoint that ships its own model class, in order of preference."""
+
+
+@functools.cache
+def cache_keyword(model_class: type) -> str:
+    """The keyword (and output field) by which ``model_class.forward`` takes and returns
+    the KV cache: ``cache`` since transformers 5 renamed it (``past_key_values`` warns
+    there and goes in 5.40), ``past_key_values`` before and in checkpoints' own code."""
+    parameters = inspect.signature(model_class.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 class CheckpointError(ValueError):
@@ -56,12 +67,14 @@ class Backbone:
         """Last-layer hidden states ``[N, L, H]`` of ``inputs``, and the KV cache when
         ``cache`` (pass it back as ``past`` to feed only new tokens)."""
         if self.base is not None:
-            out = self.base(**inputs, past_key_values=past, use_cache=cache)
-            return out.last_hidden_state, out.past_key_values
+            keyword = cache_keyword(type(self.base))
+            out = self.base(**inputs, **{keyword: past}, use_cache=cache)
+            return out.last_hidden_state, getattr(out, keyword)
+        keyword = cache_keyword(type(self.network))
         out = self.network(
-            **inputs, past_key_values=past, use_cache=cache, output_hidden_states=True
+            **inputs, **{keyword: past}, use_cache=cache, output_hidden_states=True
         )
-        return out.hidden_states[-1], out.past_key_values
+        return out.hidden_states[-1], getattr(out, keyword)
 
     def action_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """Float32 logits ``[..., BINS]`` over the action tokens of hidden states."""

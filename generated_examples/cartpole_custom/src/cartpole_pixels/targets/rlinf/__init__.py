@@ -23,6 +23,9 @@ from importlib.metadata import PackageNotFoundError, version
 RLINF_VERSION = "0.3.0"
 ENV_TYPE = "cartpole_pixels"  # env.train.env_type / env.eval.env_type
 MODEL_TYPE = "cartpole_pixels_policy"  # actor.model.model_type
+#: Hydra overrides that put one actor, rollout and env worker on GPU 0 of one node, for a
+#: run on one GPU (the spec's resources: 1 node(s) x 1 GPU(s)).
+ONE_GPU_OVERRIDES = ()
 
 
 class RLinfVersionError(RuntimeError):

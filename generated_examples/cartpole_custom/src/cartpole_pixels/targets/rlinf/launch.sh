@@ -18,7 +18,7 @@ RAY_PORT="${RAY_PORT:-6379}"
 LOG_DIR="${LOG_DIR:-rlinf_logs/$(date +%Y%m%d-%H%M%S)}"
 
 usage() {
-    sed -n '3,9p' "$0" >&2
+    echo "usage: launch.sh train [key=value ...] | head | worker HEAD_IP RANK" >&2
     exit 2
 }
 
@@ -31,6 +31,7 @@ case "$command" in
             runner.logger.log_path="$LOG_DIR" "$@" 2>&1 | tee "$LOG_DIR/train.log"
         ;;
     head)
+        [[ $# -eq 0 ]] || usage
         export RLINF_NODE_RANK=0
         ray start --head --port="$RAY_PORT"
         ;;

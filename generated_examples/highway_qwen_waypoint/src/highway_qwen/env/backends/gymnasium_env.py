@@ -4,16 +4,26 @@
 
 Camera images come from observation keys or from ``render()``, as ``CAMERAS`` says; the
 simulator's info keys named in ``INFO_SIGNALS`` feed the built-in reward terms.
+
+Camera sizes: the simulator renders at the spec's size (highway-env's screen_width and
+screen_height config); a frame of another size is resized to the spec's by area averaging
+along an axis that shrinks (each pixel the mean of those it covers, as OpenCV's INTER_AREA)
+and bilinear interpolation along one that grows (where env.gymnasium.kwargs replace that
+setting).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ...spec import SPEC
-from .base import Obs, Task, require
+from .base import Obs, SimulatorMissingError, Task, require
 
 ID = "highway-fast-v0"
 IMPORT_MODULE = "highway_env"
@@ -34,13 +44,43 @@ CAMERAS = {"front": "render"}
 STATE_KEY = None
 INFO_SIGNALS = {"collision": ("crashed", 1.0), "progress": ("speed", 0.2)}
 INSTALL = "pip install 'highway-env>=1.10'"
+#: (height, width) of each camera, as the spec declares it
+SIZES = {"front": (128, 128)}
 
 
 def check() -> None:
-    """Import the simulator here, before any worker starts."""
-    require("gymnasium", INSTALL)
+    """Import the simulator here, before any worker starts, and the module that defines
+    ``ID`` (where a gymnasium extra is missing, that import fails)."""
+    gymnasium = require("gymnasium", INSTALL)
     if IMPORT_MODULE is not None:
         require(IMPORT_MODULE, INSTALL)
+    with _makeable(gymnasium):
+        spec = gymnasium.spec(ID)
+        if isinstance(spec.entry_point, str):
+            gymnasium.envs.registration.load_env_creator(spec.entry_point)
+
+
+@contextlib.contextmanager
+def _makeable(gymnasium: Any) -> Iterator[None]:
+    """gymnasium's errors for an id it cannot make (unknown, or its extra missing) as
+    :class:`SimulatorMissingError`: one line naming the id and the fix."""
+    try:
+        yield
+    except (gymnasium.error.DependencyNotInstalled, ImportError) as exc:
+        raise SimulatorMissingError(
+            f"the gymnasium backend cannot make {ID!r}: {_one_line(exc)}; install it with: "
+            f"{INSTALL}"
+        ) from None
+    except gymnasium.error.Error as exc:
+        raise SimulatorMissingError(
+            f"the gymnasium backend cannot make {ID!r}: {_one_line(exc)}; fix "
+            "env.gymnasium.id in the spec and run vlagen regen (an env of another package: "
+            "'module:Env-v0' imports the module that registers it)"
+        ) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def tasks() -> tuple[Task, ...]:
@@ -51,6 +91,57 @@ def make(index: int) -> GymnasiumBackend:
     return GymnasiumBackend(index)
 
 
+def resize(image: np.ndarray, height: int, width: int) -> np.ndarray:
+    """``image`` (uint8 ``[h, w, channels]``) at ``[height, width]``; returned as it is when
+    it has that size already (or is not an image, which the core then reports).
+
+    Each axis on its own: where it shrinks, each output pixel is the mean of the input
+    pixels it covers, a pixel covered in part weighing by the part (area averaging, OpenCV's
+    INTER_AREA), so no detail aliases away; where it grows, bilinear interpolation between
+    pixel centres. numpy only: the env runtime depends on nothing else.
+    """
+    if image.ndim != 3 or image.shape[:2] == (height, width):
+        return image
+    out = _along(image.astype(np.float32), _taps(image.shape[0], height), axis=0)
+    out = _along(out, _taps(image.shape[1], width), axis=1)
+    return np.minimum(np.maximum(np.rint(out), 0.0), 255.0).astype(np.uint8)
+
+
+@functools.cache
+def _taps(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """(input index, weight), each ``[out, taps]``: output pixel ``i`` along an axis of
+    ``size`` pixels resized to ``out`` is the weighted sum of those inputs."""
+    scale = size / out
+    if scale > 1.0:  # area: output pixel i covers inputs [i * scale, (i + 1) * scale)
+        start = np.arange(out) * scale
+        index = np.floor(start).astype(np.int64)[:, None] + np.arange(
+            math.ceil(scale) + 1
+        )
+        covered = np.minimum(index + 1, start[:, None] + scale) - np.maximum(
+            index, start[:, None]
+        )
+        weight = np.maximum(covered, 0.0)
+    else:  # bilinear: between the two input centres around the output centre
+        centre = np.clip((np.arange(out) + 0.5) * scale - 0.5, 0.0, size - 1.0)
+        first = np.floor(centre).astype(np.int64)
+        index = np.stack([first, first + 1], axis=1)
+        weight = np.stack([1.0 - (centre - first), centre - first], axis=1)
+    weight /= weight.sum(axis=1, keepdims=True)
+    return np.minimum(index, size - 1), weight.astype(np.float32)
+
+
+def _along(
+    image: np.ndarray, taps: tuple[np.ndarray, np.ndarray], axis: int
+) -> np.ndarray:
+    index, weight = taps
+    moved = np.moveaxis(image, axis, 0)
+    shape = (-1,) + (1,) * (moved.ndim - 1)
+    out = sum(
+        moved[index[:, t]] * weight[:, t].reshape(shape) for t in range(index.shape[1])
+    )
+    return np.moveaxis(out, 0, axis)
+
+
 class GymnasiumBackend:
     """One gymnasium env in the canonical observation layout."""
 
@@ -59,7 +150,9 @@ class GymnasiumBackend:
         if IMPORT_MODULE is not None:
             require(IMPORT_MODULE, INSTALL)
         self.index = index
-        self.env = gymnasium.make(ID, **KWARGS)
+        self.gymnasium = gymnasium
+        with _makeable(gymnasium):
+            self.env = gymnasium.make(ID, **KWARGS)
         space = self.env.action_space
         self.discrete = isinstance(space, gymnasium.spaces.Discrete)
         if self.discrete:
@@ -77,8 +170,11 @@ class GymnasiumBackend:
             )
 
     def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]:
-        obs, info = self.env.reset(seed=seed)
-        return self._observe(obs), self._info(info)
+        with _makeable(
+            self.gymnasium
+        ):  # the first render imports what renders (pygame)
+            obs, info = self.env.reset(seed=seed)
+            return self._observe(obs), self._info(info)
 
     def step(self, control: np.ndarray) -> tuple[Obs, float, bool, bool, dict]:
         action = int(control[0]) if self.discrete else control
@@ -98,7 +194,7 @@ class GymnasiumBackend:
         obs: Obs = {}
         for name, source in CAMERAS.items():
             image = self.env.render() if source == "render" else raw[source]
-            obs[name] = np.asarray(image, dtype=np.uint8)
+            obs[name] = resize(np.asarray(image, dtype=np.uint8), *SIZES[name])
         if STATE_KEY is not None:
             obs["state"] = np.asarray(raw[STATE_KEY], dtype=np.float32).reshape(-1)
         for extra in SPEC.env.extra_obs:

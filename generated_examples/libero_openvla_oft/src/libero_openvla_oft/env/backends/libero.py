@@ -9,6 +9,9 @@ rendered upside down by robosuite and flipped here, as LIBERO's own evaluation d
 positions (2). The action is LIBERO's 7-D delta end-effector command with the gripper in
 [-1, 1] (-1 opens). ``info["success"]`` is the suite's success check (``done``).
 
+Camera sizes: the simulator renders at the spec's size (robosuite's camera_heights and
+camera_widths, per camera).
+
 Before LIBERO is first imported, :mod:`.libero_setup` writes the config file it would
 otherwise ask for on the terminal, and checks that its assets are on this machine.
 """
@@ -105,10 +108,15 @@ class LiberoBackend:
         bddl = os.path.join(
             libero.get_libero_path("bddl_files"), task.problem_folder, task.bddl_file
         )
-        size = next(iter(self.cameras.values()))
+        # Each camera at its own size; one the spec lacks is rendered at the main one's.
+        main = next(c for c in SPEC.env.cameras if c.role == "main")
+        sizes = [self.cameras.get(name, main) for name in CAMERA_NAMES.values()]
         self.close()
         self.env = envs.OffScreenRenderEnv(
-            bddl_file_name=bddl, camera_heights=size.height, camera_widths=size.width
+            bddl_file_name=bddl,
+            camera_names=list(CAMERA_NAMES.values()),
+            camera_heights=[c.height for c in sizes],
+            camera_widths=[c.width for c in sizes],
         )
         self.task_id = task_id
 

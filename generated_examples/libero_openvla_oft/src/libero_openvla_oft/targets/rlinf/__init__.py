@@ -23,6 +23,12 @@ from importlib.metadata import PackageNotFoundError, version
 RLINF_VERSION = "0.3.0"
 ENV_TYPE = "libero_openvla_oft"  # env.train.env_type / env.eval.env_type
 MODEL_TYPE = "libero_openvla_oft_policy"  # actor.model.model_type
+#: Hydra overrides that put one actor, rollout and env worker on GPU 0 of one node, for a
+#: run on one GPU (the spec's resources: 1 node(s) x 8 GPU(s)).
+ONE_GPU_OVERRIDES = (
+    "~cluster.component_placement",
+    "+cluster.component_placement={actor:0,env:0,rollout:0}",
+)
 
 
 class RLinfVersionError(RuntimeError):

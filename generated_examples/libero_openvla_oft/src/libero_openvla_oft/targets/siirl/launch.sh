@@ -23,9 +23,7 @@ export MUJOCO_GL=${MUJOCO_GL:-egl}
 export PYOPENGL_PLATFORM=${PYOPENGL_PLATFORM:-egl}
 
 usage() {
-    cat >&2 <<'USAGE'
-usage: launch.sh manifest | train [key=value ...] | head | worker HEAD_IP
-USAGE
+    echo "usage: launch.sh manifest | train [key=value ...] | head | worker HEAD_IP" >&2
     exit 2
 }
 
@@ -37,11 +35,12 @@ case "$command" in
             --world-size "$((NNODES * GPUS_PER_NODE))" "$@"
         ;;
     head)
+        [ $# -eq 0 ] || usage
         ray start --head --port="$RAY_PORT" --num-gpus="$GPUS_PER_NODE"
         ;;
     worker)
-        head_ip=${1:?usage: launch.sh worker HEAD_IP}
-        ray start --address="$head_ip:$RAY_PORT" --num-gpus="$GPUS_PER_NODE"
+        [ $# -eq 1 ] || usage
+        ray start --address="$1:$RAY_PORT" --num-gpus="$GPUS_PER_NODE"
         ;;
     train)
         if [ ! -f "$DATA_DIR/train.parquet" ]; then

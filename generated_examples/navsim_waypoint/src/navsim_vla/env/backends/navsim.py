@@ -10,6 +10,9 @@ and side cameras, the ego state and the route command, takes one trajectory of
 
 The class implements the protocol in :mod:`.base`; it is constructed once per env with the
 env's index.
+
+Camera sizes: your class returns each camera at the spec's size (env.check checks it, and
+the env core refuses another).
 """
 
 from __future__ import annotations

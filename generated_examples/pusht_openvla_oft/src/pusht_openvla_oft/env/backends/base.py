@@ -14,8 +14,8 @@ shape, importable in every process that builds the env (installed, or its folder
 ``PYTHONPATH``: env workers are spawned and import it anew)::
 
     class MyBackend:
-        control_low: np.ndarray   # bounds of the control step() takes, per channel
-        control_high: np.ndarray
+        control_low: np.ndarray   # bounds of the control step() takes, per channel: the
+        control_high: np.ndarray  # simulator's, as the spec declares them (env.action.low/high)
 
         def __init__(self, index: int) -> None: ...   # index: which env of the batch
         def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]: ...
