@@ -316,6 +316,11 @@ def test_bounds_the_spec_does_not_declare_fail_the_check_saying_where(tmp_path: 
         ),
         ({"low": 2, "high": 2}, "env.action.high: high (2) must be greater than low (2)"),
         ({"high": float("inf")}, "env.action.high: Input should be a finite number, got inf"),
+        (
+            {"low": 100000000, "high": 100000001},
+            "env.action.high: high (1e+08) and low (1e+08) are one number in float32",
+        ),
+        ({"low": -1e-300, "high": 1e-300}, "are one number in float32, in which the env core"),
     ],
 )
 def test_control_bounds_are_validated_where_they_are_written(action: dict, error: str) -> None:

@@ -82,10 +82,18 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert dry.exit_code == 1, "a dry run exits as the regen would"
     assert "conflict  src/tiny_vla/spec.py" in dry.output
     assert edited.read_text() == mine
+    before = runner.invoke(main, ["check", str(changed), "-o", str(out)])
+    assert before.exit_code == 1, "regen would stop there"
+    assert "both changed (regen marks them in the file)" in before.stdout
+    assert (
+        f"vlagen: 1 file holds an edit that conflicts with the new output: `vlagen regen "
+        f"{changed} -o {out}` marks the regions in the file; resolve them, then run it again"
+    ) in before.stderr, "no markers are on disk yet, so check does not ask to resolve them"
+    assert edited.read_text() == mine
 
     regen = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert regen.exit_code == 1
-    assert "1 region you and vlagen both changed, marked in the file" in regen.output
+    assert "1 region you and vlagen both changed (regen marks them in the file)" in regen.output
     assert "1 file needs you: resolve the regions between `<<<<<<< yours`" in regen.output
     text = edited.read_text()
     assert (
@@ -100,7 +108,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert "it holds conflict markers (<<<<<<< yours ...); resolve them" in again.output
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
     assert check.exit_code == 1 and f"conflict  {edited}" in check.stdout
-    assert "vlagen: 1 file need you: resolve the regions between `<<<<<<< yours`" in (check.stderr)
+    assert "vlagen: 1 file needs you: resolve the regions between `<<<<<<< yours`" in check.stderr
     assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 1
 
     start, end = text.index("<<<<<<< yours\n"), text.index(">>>>>>> generated now\n")
@@ -276,6 +284,15 @@ def test_new_refuses_a_vlagen_output_and_points_at_regen(
     assert f"`vlagen regen {other} -o {out}`" in refused.output
     assert "Traceback" not in refused.output
     assert _files(out) == before, "nothing written"
+    (out / "vlagen.yaml").unlink()
+    copyless = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+    assert copyless.exit_code == 2
+    assert "whose spec copy vlagen.yaml is missing; `vlagen regen` would" in copyless.output
+    (out / ".vlagen" / "manifest.json").write_text("garbage")
+    unreadable = runner.invoke(main, ["new", str(spec), "-o", str(out), *args])
+    assert unreadable.exit_code == 2
+    assert "unreadable vlagen manifest" in unreadable.output
+    assert "delete it and run `vlagen new --force`" in unreadable.output
 
 
 def test_regen_check_and_diff_need_a_vlagen_output(runner, spec_file, tmp_path) -> None:
@@ -414,7 +431,22 @@ def test_init_writes_a_valid_starter(runner, tmp_path) -> None:
     assert json.loads((path.parent / "vlagen.schema.json").read_text())["title"] == "vlagen spec"
     assert runner.invoke(main, ["validate", str(path)]).exit_code == 0
     refused = runner.invoke(main, ["init", str(path)])
-    assert refused.exit_code == 1 and "exist; use --force" in refused.output
+    assert refused.exit_code == 1 and f"{path} exists; use --force" in refused.output
+
+
+def test_a_second_spec_shares_the_schema_beside_the_first(runner, tmp_path) -> None:
+    """The schema is vlagen's, not the spec's: a second spec in the folder (a starter, an
+    example) is written beside the same schema, which is left as it is."""
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    assert runner.invoke(main, ["init", str(first)]).exit_code == 0
+    schema = tmp_path / "vlagen.schema.json"
+    before = schema.stat().st_mtime_ns
+    result = runner.invoke(main, ["init", "--example", "highway_openvla", str(second)])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {second}; next: vlagen new {second}\n"
+    assert second.is_file() and schema.stat().st_mtime_ns == before
+    listed = runner.invoke(main, ["init", "--example", "list", str(tmp_path / "c.yaml")])
+    assert listed.exit_code == 2 and "writes no PATH" in listed.output
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
@@ -676,6 +708,30 @@ def test_a_reader_that_goes_away_stops_it_quietly_as_git_log_does(tmp_path) -> N
         os.close(write)
     assert (done.returncode, done.stderr) == (141, b"")
     assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
+
+
+@pytest.mark.parametrize(
+    ("args", "closed"),
+    [
+        (["--help"], "stdout"),  # printed while click parses, before any command runs
+        (["--version"], "stdout"),
+        (["validate", "bad.yaml"], "stderr"),  # `vlagen validate bad.yaml 2>&1 | head -1`
+    ],
+    ids=["help", "version", "errors-on-stderr"],
+)
+def test_every_broken_pipe_ends_quietly_with_sigpipes_status(tmp_path, args, closed) -> None:
+    (tmp_path / "bad.yaml").write_text("vlagen: 1\nfoo: [\n")
+    read, write = os.pipe()
+    os.close(read)
+    streams = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, closed: write}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vlagen", *args], cwd=tmp_path, timeout=120, **streams
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert not done.stderr
 
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

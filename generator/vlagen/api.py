@@ -103,11 +103,18 @@ def refuse_an_output(output: Output, out_dir: Path, spec: Path, *, writing: bool
         OutputError: a symlink at its manifest or spec copy.
     """
     with OutDir(out_dir, writing=writing) as out:
-        if out.read(MANIFEST_PATH) is None:
+        manifest = out.read(MANIFEST_PATH)
+        if manifest is None:
             return
         copy = out.read(SPEC_COPY)
+    Manifest.from_bytes(manifest, out_dir / MANIFEST_PATH)  # unreadable: its own error
     regen = shlex.join(["vlagen", "regen", str(spec), "-o", str(out_dir)])
-    if copy is not None and _spec_text(copy) == _spec_text(output.tree[SPEC_COPY].content):
+    if copy is None:
+        said = (
+            f"{out_dir} is a vlagen output (it has {MANIFEST_PATH}) whose spec copy "
+            f"{SPEC_COPY} is missing; `vlagen regen` would regenerate it from {spec}"
+        )
+    elif _spec_text(copy) == _spec_text(output.tree[SPEC_COPY].content):
         said = f"{out_dir} is already a vlagen output, generated from this spec"
     else:
         said = (

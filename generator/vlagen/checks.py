@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import keyword
 import string
+import struct
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
@@ -445,11 +446,18 @@ def _check_control_bounds(
         return
     low, high = control_bounds(action, preset)
     for i, (lo, hi) in enumerate(zip(low, high, strict=True)):
+        channel = (i,) if action.high is not None and len(action.high) > 1 else ()
         if lo >= hi:
-            channel = (i,) if action.high is not None and len(action.high) > 1 else ()
             yield Issue(
                 ("env", "action", "high", *channel),
                 f"high ({hi:g}) must be greater than low ({lo:g}) in channel {i}",
+            )
+            return
+        if _float32(lo) >= _float32(hi):
+            yield Issue(
+                ("env", "action", "high", *channel),
+                f"high ({hi:g}) and low ({lo:g}) are one number in float32, in which the env "
+                f"core maps actions: channel {i} would have no range; give bounds further apart",
             )
             return
     given = [k for k in ("low", "high") if getattr(action, k) is not None]
@@ -465,6 +473,11 @@ def _check_control_bounds(
             f"{_numbers(want_high)}, which vlagen maps to; remove env.action.low/high (the "
             "spec declares bounds only on presets gymnasium, custom and synthetic)",
         )
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to float32, the env core's precision."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 def _numbers(values: list[float]) -> str:

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,23 @@ from .errors import SpecError, UserError
 
 
 class _Group(click.Group):
-    """Prints vlagen's user errors without a traceback and exits with their code."""
+    """Prints vlagen's user errors without a traceback and exits with their code; ends
+    quietly, as ``git log | head`` does, when a reader of its output goes away."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _quiet_on_broken_pipe():  # --help and --version print while parsing
+            return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
+        with _quiet_on_broken_pipe():  # stdout, or stderr in the reports below
             try:
-                return super().invoke(ctx)
+                return self._invoke_reporting(ctx)
             finally:  # what is still buffered: a reader gone now is a broken pipe here too
                 sys.stdout.flush()
-        except BrokenPipeError:
-            _quiet_broken_pipe(ctx)
+
+    def _invoke_reporting(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
         except SpecError as exc:
             click.echo(exc.format(), err=True)
             count = len(exc.issues)
@@ -45,6 +53,8 @@ class _Group(click.Group):
         except UserError as exc:
             click.echo(f"vlagen: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             click.echo(
                 f"vlagen: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True
@@ -75,15 +85,21 @@ class _Group(click.Group):
 SIGPIPE_STATUS = 141
 
 
-def _quiet_broken_pipe(ctx: click.Context) -> None:
-    """The reader of stdout went away (``vlagen new --dry-run | head -1``): stop without a
-    word and exit as ``git log | head`` does, killed by SIGPIPE (141), so a pipeline under
-    ``set -o pipefail`` does not take the cut-off output for a whole one. What is still
-    buffered goes to /dev/null, so Python's own flush at exit has no pipe to break."""
-    with contextlib.suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    ctx.exit(SIGPIPE_STATUS)
+@contextlib.contextmanager
+def _quiet_on_broken_pipe() -> Iterator[None]:
+    """The reader of stdout or stderr went away (``vlagen new --dry-run | head -1``): stop
+    without a word and exit as ``git log | head`` does, killed by SIGPIPE (141), so a
+    pipeline under ``set -o pipefail`` does not take the cut-off output for a whole one.
+    (click's own handler would exit 1, vlagen's "differences".) What is still buffered goes
+    to /dev/null, so Python's own flush at exit has no pipe to break."""
+    try:
+        yield
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            for stream in (sys.stdout, sys.stderr):
+                os.dup2(devnull, stream.fileno())
+        raise SystemExit(SIGPIPE_STATUS) from None
 
 
 spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
@@ -206,7 +222,7 @@ def new(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
 )
 def regen(spec: Path, out_dir: Path | None, dry_run: bool, force: bool) -> None:
     """Rewrite a generated package from SPEC, merging your edits to generated files into the
-    new output. Exit 1 if an edit conflicts with the new output (marked in the file)."""
+    new output. Exit 1 if an edit conflicts with the new output (regen marks it in the file)."""
     _write(spec, out_dir, dry_run=dry_run, force=force, fresh=False)
 
 
@@ -292,9 +308,9 @@ def check(spec: Path, out_dir: Path | None, strict: bool) -> None:
 @main.command()
 def schema() -> None:
     """Print the spec's JSON Schema (draft 2020-12)."""
-    from .spec import json_schema
+    from .spec import schema_text
 
-    click.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    click.echo(schema_text(), nl=False)
 
 
 @main.command()
@@ -339,9 +355,11 @@ def init(
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
     from .paths import templates_root
-    from .spec import SCHEMA_FILE, json_schema
+    from .spec import SCHEMA_FILE, schema_text
 
     if example == "list":
+        if path is not None:
+            raise UsageError("--example list prints the examples' names; it writes no PATH")
         for name in example_specs.names():
             click.echo(f"{name:<22} {example_specs.describe(name)}")
         return
@@ -354,11 +372,18 @@ def init(
     if gym_kwargs is not None and env_id is None:
         raise UsageError("--gym-kwargs goes with --from-gymnasium ENV_ID")
     schema_path = path.parent / SCHEMA_FILE
-    names = (path.name, SCHEMA_FILE)
+    schema = schema_text().encode()
     with OutDir(path.parent, writing=True) as out:
-        for name in names:
+        for name in (path.name, SCHEMA_FILE):
             out.check_writable(name)  # a symlink (even dangling) or a non-file: exit 2
-        existing = [str(path.parent / name) for name in names if out.exists(name)]
+        spec_exists = out.exists(path.name)
+        # The schema is this vlagen's, whichever spec it sits beside: one already there and
+        # the same serves the new spec too (a second spec in the folder); another is kept
+        # unless --force.
+        old_schema = out.read(SCHEMA_FILE)
+    existing = [str(path)] if spec_exists else []
+    if old_schema is not None and old_schema != schema:
+        existing.append(str(schema_path))
     if existing and not force:
         verb, them = ("exists", "it") if len(existing) == 1 else ("exist", "them")
         raise ConflictError(f"{' and '.join(existing)} {verb}; use --force to overwrite {them}")
@@ -368,14 +393,14 @@ def init(
         starter = (templates_root() / "starter.yaml").read_bytes()
     else:
         starter = _starter_from_gymnasium(env_id, gym_kwargs, path)
-    files = {
-        path.name: starter,
-        SCHEMA_FILE: (json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n").encode(),
-    }
+    files = {path.name: starter}
+    if old_schema != schema:
+        files[SCHEMA_FILE] = schema
     path.parent.mkdir(parents=True, exist_ok=True)
     with OutDir(path.parent, writing=True) as out:
         out.create(files, replace=force)
-    click.echo(f"wrote {path} and {schema_path}; next: vlagen new {path}")
+    beside = f"wrote {path} and {schema_path}" if SCHEMA_FILE in files else f"wrote {path}"
+    click.echo(f"{beside}; next: vlagen new {path}")
 
 
 def _starter_from_gymnasium(env_id: str, gym_kwargs: str | None, path: Path) -> bytes:

@@ -100,14 +100,22 @@ def judge(changes: Sequence[Change], spec: Path, out_dir: Path, *, strict: bool)
     stale = sum(c.action in _STALE for c in reported)
     if stale:
         failures.append(
-            f"{out_dir} is stale ({_files(stale)} differ from what the spec generates): "
-            f"run `{regen}`"
+            f"{out_dir} is stale ({_files(stale)} {_verb(stale, 'differs', 'differ')} from "
+            f"what the spec generates): run `{regen}`"
         )
-    conflicts = sum(c.action is Action.CONFLICT for c in reported)
-    if conflicts:
+    pending = sum(c.action is Action.CONFLICT and c.write is not None for c in reported)
+    if pending:  # regen has not written these markers yet: check writes nothing
         failures.append(
-            f"{_files(conflicts)} need you: resolve the regions between `<<<<<<< yours` and "
-            f"`>>>>>>> generated now` (or as each line says), then run `{regen}`"
+            f"{_files(pending)} {_verb(pending, 'holds', 'hold')} an edit that conflicts with "
+            f"the new output: `{regen}` marks the regions in the file; resolve them, then run "
+            "it again"
+        )
+    marked = sum(c.action is Action.CONFLICT and c.write is None for c in reported)
+    if marked:
+        failures.append(
+            f"{_files(marked)} {_verb(marked, 'needs', 'need')} you: resolve the regions "
+            "between `<<<<<<< yours` and `>>>>>>> generated now` (or as each line says), then "
+            f"run `{regen}`"
         )
     refused = sum(c.action is Action.REFUSE for c in reported)
     if refused:
@@ -119,6 +127,10 @@ def judge(changes: Sequence[Change], spec: Path, out_dir: Path, *, strict: bool)
             "--force` discards them, keeping copies), or check without --strict"
         )
     return CheckResult(tuple(lines), tuple(failures))
+
+
+def _verb(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 def _files(count: int) -> str:

@@ -482,7 +482,8 @@ class DeltaEEAction(StrictModel):
     binarize_gripper: bool = Field(
         default=True,
         description="Map the last channel to -1/+1 (open/close): the gripper at its low or "
-        "high bound.",
+        "high bound. -1 (open) sends its `low`, +1 (close) its `high`: a simulator whose "
+        "gripper command is an opening width (larger is more open) inverts it in its backend.",
     )
     low: ControlBounds | None = _low_field()
     high: ControlBounds | None = _high_field()
