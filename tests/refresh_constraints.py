@@ -43,7 +43,7 @@ def pins(python: str) -> list[str]:
     lines = []
     for line in done.stdout.splitlines():
         name, sep, version = line.partition("==")
-        if not sep or name.lower() in ("vlagen", "pip", "setuptools", "wheel"):
+        if not sep or name.lower() in ("vlagen", "pip"):  # setuptools is a dependency here
             continue
         lines.append(f"{name}=={re.sub(r'[+].*$', '', version)}")
     return sorted(lines, key=str.lower)
