@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -75,13 +76,13 @@ def test_ci_runs_the_readmes_test_command_and_it_installs_from_the_lock() -> Non
 
 def test_user_facing_text_links_no_package_index_page() -> None:
     """vlagen is installed from its source, not a package index: no text sends a user to an
-    index page for it (or for anything else; a package is named, not linked)."""
-    hosts = ("pypi.org", "pythonhosted.org")
+    index's page for it (or for anything else; a package is named, not linked). An index's
+    project pages sit under ``/project/NAME/``."""
+    page = re.compile(r"https?://[^\s)>\]]*/project/[\w.-]+")
     hits = [
-        f"{path.relative_to(REPO)}: {host}"
+        f"{path.relative_to(REPO)}: {found}"
         for path in user_facing_files()
-        for host in hosts
-        if host in path.read_text(encoding="utf-8", errors="replace")
+        for found in page.findall(path.read_text(encoding="utf-8", errors="replace"))
     ]
     assert not hits
 

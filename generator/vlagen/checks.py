@@ -7,7 +7,6 @@ sees every problem at once.
 
 from __future__ import annotations
 
-import difflib
 import keyword
 import string
 import struct
@@ -16,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from .backbones import BACKBONES
 from .envplan import control_bounds
-from .errors import Issue
+from .errors import Issue, closest
 from .families import FAMILIES, SPECIAL_TOKENS
 from .gymids import gymnasium_id_issues
 from .plan import GENERATED_MODULES
@@ -38,8 +37,8 @@ BUILTIN_SOURCES = ("success", "collision", "progress")
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` when a choice is close to ``value``, else ``""``."""
-    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    close = closest(value, choices)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 def check_spec(spec: Spec, *, probe: bool = True) -> list[Issue]:

@@ -7,7 +7,8 @@ with ``VLAGEN_DEBUG=1``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,3 +105,9 @@ def short_repr(value: Any, limit: int = 80) -> str:
     except Exception:  # a repr that fails is still shown as its type
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def closest(value: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str | None:
+    """The choice closest to ``value`` (for "did you mean"), or ``None`` if none is close."""
+    found = difflib.get_close_matches(value, list(choices), n=1, cutoff=cutoff)
+    return found[0] if found else None

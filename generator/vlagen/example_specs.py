@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import difflib
 from importlib.resources import files
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import UsageError, closest
 
 __all__ = ["describe", "names", "read"]
 
@@ -29,8 +28,8 @@ def read(name: str) -> bytes:
     """
     known = names()
     if name not in known:
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        close = closest(name, known, cutoff=0.5)
+        hint = f" (did you mean {close!r}?)" if close else ""
         raise UsageError(
             f"no example spec {name!r}{hint}; examples: {', '.join(known)} "
             "(`vlagen init --example list` describes them)"

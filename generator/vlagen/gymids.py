@@ -10,14 +10,13 @@ they compare a package with its spec, and importing gymnasium would slow every c
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import Issue
+from .errors import Issue, closest
 from .presets import PRESETS, preset_gymnasium
 from .spec import Env
 
@@ -40,9 +39,9 @@ def gymnasium_id_issues(env: Env) -> Iterator[Issue]:
         return
     except gym.error.Error as exc:
         found = " ".join(str(exc).split())
-    close = difflib.get_close_matches(name, sorted(gym.registry), n=1, cutoff=0.6)
+    close = closest(name, sorted(gym.registry))
     if close:
-        message = f"did you mean {(module + ':' if module else '') + close[0]!r}?"
+        message = f"did you mean {(module + ':' if module else '') + close!r}?"
     else:
         message = (
             f"{found} An env of another package is registered when that package is "

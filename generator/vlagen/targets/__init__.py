@@ -10,7 +10,6 @@ read when a spec names a target no built-in module declares, or when every targe
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -20,7 +19,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from ..contracts import Contract
-from ..errors import Issue, UsageError
+from ..errors import Issue, UsageError, closest
 from ..paths import builtin_targets
 
 if TYPE_CHECKING:
@@ -287,8 +286,8 @@ def require_target(framework: str, version: str) -> TargetDecl:
         return target
     names = framework_names()
     if framework not in names:
-        close = difflib.get_close_matches(framework.lower(), names, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        close = closest(framework.lower(), names)
+        hint = f" (did you mean {close!r}?)" if close else ""
         raise UsageError(f"unknown framework {framework!r}{hint}; known: {', '.join(names)}")
     versions = [t.version for t in all_targets() if t.framework == framework]
     line = ".".join(version.lstrip("vV").split(".")[:2])  # v0.3.0 names the line 0.3

@@ -249,6 +249,7 @@ class RlinfPlan:
     decisions_per_episode: int
     max_prompt_length: int
     config: dict[str, Any]  #: the Hydra YAML, as data
+    world_size: int  #: GPUs training needs (:func:`world_size`)
     #: Hydra overrides that run it on one GPU (see :func:`one_gpu_overrides`).
     one_gpu_overrides: tuple[str, ...]
     omitted_templates: tuple[str, ...] = ()  #: ``tests/<name>`` this version does not use
@@ -665,6 +666,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         decisions_per_episode=decisions,
         max_prompt_length=max_prompt_length,
         config=config,
+        world_size=world_size(spec),
         one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
         read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
