@@ -218,3 +218,38 @@ def test_dual_clip_is_off_as_in_siirls_srpo_scripts() -> None:
     spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
     overrides = dict(make_plan(spec).target("siirl").plan.overrides)
     assert overrides["actor_rollout_ref.actor.clip_ratio_c"] == 10000.0  # siiRL's default: 3.0
+
+
+def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
+    """The golden spec trains LIBERO-Spatial with LoRA: the rows say so; a spec changed to the
+    script's suite, statistics, reward weight and mini-batch matches it on those rows."""
+    path = REPO / "specs" / "libero_openvla_oft.yaml"
+    rows = {r.key: r for r in make_plan(load_spec(path).spec).target("siirl").plan.example}
+    env_name = rows["actor_rollout_ref.embodied.env.env_name"]
+    assert (env_name.script, env_name.here, env_name.status) == (
+        "libero_goal",
+        "libero_spatial",
+        "differs",
+    )
+    assert rows["actor_rollout_ref.rollout.temperature"].status == "same"
+    assert rows["actor_rollout_ref.model.path"].status == "-"
+    assert rows["actor_rollout_ref.model.lora_rank"].here == "32"
+
+    data = yaml.safe_load(path.read_text())
+    data["env"]["task_suite"] = "libero_goal"
+    data["model"]["unnorm_key"] = "libero_goal"
+    data["env"]["rewards"][0]["weight"] = 5.0
+    data["training"]["mini_batch_size"] = 4
+    del data["model"]["lora"]
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    rows = {r.key: r for r in make_plan(spec).target("siirl").plan.example}
+    for key in (
+        "actor_rollout_ref.embodied.env.env_name",
+        "actor_rollout_ref.embodied.unnorm_key",
+        "reward_model.reward_kwargs.reward_coef",
+        "actor_rollout_ref.actor.ppo_mini_batch_size",
+        "actor_rollout_ref.model.lora_rank",
+    ):
+        assert rows[key].status == "same", rows[key]
+    readme = (REPO / "generated_examples" / "libero_openvla_oft" / "README.md").read_text()
+    assert "| `actor_rollout_ref.embodied.env.env_name` | libero_goal | libero_spatial |" in readme

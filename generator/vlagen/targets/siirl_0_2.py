@@ -32,6 +32,7 @@ from ..errors import Issue
 from ..families import FAMILIES
 from . import TargetDecl, WarningFilter, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
+from ._siirl_example import EXAMPLE, ExampleRow, example_rows
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -152,6 +153,9 @@ class SiirlPlan:
     #: Overrides the CPU fidelity harness appends: a short episode and the smallest group and
     #: env count siiRL's rollout accepts, so its real loop runs in seconds (see harness_overrides).
     harness: dict[str, object] | None = None
+    #: siiRL's seed example (SRPO, OpenVLA-OFT on libero_goal), key by key against this plan
+    example: tuple[ExampleRow, ...] = ()
+    example_script: str = EXAMPLE
 
     @property
     def harness_length(self) -> int:
@@ -405,6 +409,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         runtime_keys=runtime,
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
+        example=example_rows(tuple(overrides), runtime),
     )
 
 
