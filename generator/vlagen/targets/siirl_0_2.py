@@ -409,7 +409,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         runtime_keys=runtime,
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
-        example=example_rows(tuple(overrides), runtime),
+        # the example trains on LIBERO: a map onto it helps LIBERO specs only
+        example=example_rows(tuple(overrides), runtime) if env.preset == "libero" else (),
     )
 
 
