@@ -100,6 +100,12 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
             f"{model.bins} bins give {model.bins - 1} distinct values (OpenVLA's scheme: "
             f"bins edges, bins - 1 centres), too few for env.action.choices ({env.choices})",
         )
+    if model.gripper is not None and env.kind != "delta_ee":
+        yield Issue(
+            ("model", "action", "gripper"),
+            f"env.action.kind {env.kind!r} has no gripper channel (only delta_ee's last "
+            "channel is one); drop model.action.gripper",
+        )
     family = FAMILIES[spec.model.family]
     if env.kind not in family.action_kinds:
         yield Issue(

@@ -20,6 +20,7 @@ from .spec import (
     DeltaEEAction,
     DiscreteAction,
     Env,
+    EnvAction,
     Gymnasium,
     WaypointAction,
     scaffold_path,
@@ -47,6 +48,7 @@ class EnvPlan:
     backend_class: str | None  #: the class name of ``env.backend_class``
     scaffold: str | None  #: package-relative path of the backend module vlagen starts for you
     cameras: tuple[Camera, ...]  #: the spec's, in order
+    gripper_closes: str | None  #: high | low: the bound that closes the gripper, if any
 
     @property
     def control_doc(self) -> str:
@@ -65,6 +67,14 @@ class EnvPlan:
             channels = self.vehicle.layout.replace("_", ", ")
             return f"float32 [{shape}]: the vehicle's {channels}, within {bounds}"
         return f"float32 [{shape}], within {bounds} per channel"
+
+    @property
+    def gripper_controls(self) -> tuple[float, float] | None:
+        """The gripper channel's (opening, closing) control, where the action has one: what
+        the canonical -1 and +1 map to."""
+        if self.gripper_closes is None:
+            return None
+        return self.action_low[-1], self.action_high[-1]
 
     @property
     def camera_sizes(self) -> dict[str, tuple[int, int]]:
@@ -148,7 +158,10 @@ class EnvPlan:
 
     @property
     def mapping_doc(self) -> str:
-        return MAPPING_DOCS[self.mapping]
+        doc = MAPPING_DOCS[self.mapping]
+        if self.mapping in ("scale", "gripper") and self.gripper_closes is not None:
+            doc += "; " + GRIPPER_DOCS[self.mapping][self.gripper_closes]
+        return doc
 
     @property
     def backend_modules(self) -> dict[str, str]:
@@ -200,12 +213,28 @@ RESIZE_DOC = (
 MAPPING_DOCS = {
     "scale": "scaled linearly from [-1, 1] to the backend's control bounds",
     "gripper": "scaled linearly to the backend's bounds, the gripper channel (the last) "
-    "set to its low or high bound by the action's sign (0 and above: high)",
+    "set to one of its bounds by the action's sign: the canonical gripper is -1 = open, "
+    "+1 = close, and 0 and above closes",
     "discrete": "rounded to one of the choices per channel, -1 being the first and +1 the last",
     "trajectory": "scaled to waypoints in metres and radians, the whole trajectory taken in "
     "one backend step",
     "controller": "scaled to waypoints in metres and radians, tracked by the controller over "
     "the chunk's steps",
+}
+
+
+#: mapping → which bound closes → how the gripper channel maps, in words.
+GRIPPER_DOCS = {
+    "scale": {
+        "high": "the gripper channel (the last, -1 = open, +1 = close) likewise, +1 to its "
+        "high bound, which closes",
+        "low": "the gripper channel (the last, -1 = open, +1 = close) inverted, +1 to its low "
+        "bound, which closes in this simulator",
+    },
+    "gripper": {
+        "high": "close sends the high bound, open the low one",
+        "low": "close sends the low bound, open the high one (this simulator's +1 opens)",
+    },
 }
 
 
@@ -241,6 +270,17 @@ def control_bounds(
     return channels(action.low, default_low), channels(action.high, default_high)
 
 
+def gripper_ends(
+    action: EnvAction, preset: PresetDecl, low: list[float], high: list[float]
+) -> tuple[list[float], list[float]]:
+    """What the canonical -1 and +1 map to, per channel: the control bounds, with a delta_ee
+    action's gripper channel (the last) ordered so that +1 (close) reaches the bound that
+    closes the preset's gripper, -1 (open) the one that opens it."""
+    if action.kind != "delta_ee" or preset.gripper_closes == "high":
+        return list(low), list(high)
+    return [*low[:-1], high[-1]], [*high[:-1], low[-1]]
+
+
 def steps_per_decision(env: Env, chunk: int) -> int:
     """Backend steps per decision: the chunk, or 1 where the backend takes a whole chunk
     (a trajectory of waypoints) in one step. Defined for any env the spec model accepts,
@@ -271,7 +311,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
             low, high = [0.0] * action.dim, [float(action.choices - 1)] * action.dim
         else:
             low, high = control_bounds(action, preset)
-        action_low, action_high = low, high
+        action_low, action_high = gripper_ends(action, preset, low, high)
         gripper = action.kind == "delta_ee" and action.binarize_gripper
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
         shape = (action.dim,)
@@ -293,6 +333,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         backend_class=name or None,
         scaffold=scaffold_path(env.backend_class, package),
         cameras=tuple(env.cameras),
+        gripper_closes=preset.gripper_closes if action.kind == "delta_ee" else None,
     )
 
 

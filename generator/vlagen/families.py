@@ -21,6 +21,7 @@ class FamilyDecl:
     action_kinds: tuple[str, ...]  #: env.action kinds it can drive
     normalization: bool  #: whether `model.action.normalization` applies
     summary: str
+    gripper: str = "close_positive"  #: default `model.action.gripper` (vlagen.gripper)
 
     @property
     def token_based(self) -> bool:
@@ -37,6 +38,7 @@ FAMILIES: dict[str, FamilyDecl] = {
             ("continuous", "delta_ee", "discrete"),
             normalization=True,
             summary="one action token at a time, each conditioned on the ones before",
+            gripper="rlds",  # trained on Open X-Embodiment's RLDS data
         ),
         FamilyDecl(
             "openvla_oft",
@@ -44,6 +46,7 @@ FAMILIES: dict[str, FamilyDecl] = {
             ("continuous", "delta_ee", "discrete"),
             normalization=True,
             summary="all chunk x dim action tokens in one forward pass over placeholders",
+            gripper="rlds",  # fine-tuned on LIBERO's RLDS data, OpenVLA's convention
         ),
         FamilyDecl(
             "waypoint",

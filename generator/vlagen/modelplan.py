@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .actionstats import ActionStats, symmetric
 from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
-from .spec import Lora, Model, Spec, scaffold_path
+from .gripper import CONVENTIONS, GripperConvention
+from .presets import PRESETS
+from .spec import Env, Lora, Model, Spec, scaffold_path
 
 __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 
@@ -37,6 +40,9 @@ class ModelPlan:
     custom_module: str | None  #: ``module`` of `model.class_path`
     custom_class: str | None
     scaffold: str | None  #: package-relative path of the custom module vlagen starts for you
+    gripper: GripperConvention | None  #: the checkpoint's, where the action has a gripper
+    tiny_stats: ActionStats  #: what a tiny checkpoint holds under ``unnorm_key``
+    tiny_stats_doc: str  #: where they come from, in words
 
     @property
     def tokens(self) -> int:
@@ -87,13 +93,34 @@ class ModelPlan:
 
 
 def resolve_model(spec: Spec) -> Model:
-    """The model section with derivable defaults filled in: the cameras it sees."""
+    """The model section with derivable defaults filled in: the cameras it sees, and the
+    checkpoint's gripper convention where the env's action has a gripper."""
     model = spec.model
-    if model.cameras is not None:
-        return model
-    cameras = spec.env.cameras
-    main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
-    return model.model_copy(update={"cameras": [main]})
+    update: dict = {}
+    if model.cameras is None:
+        cameras = spec.env.cameras
+        main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
+        update["cameras"] = [main]
+    if has_gripper(spec.env) and model.action.gripper is None:
+        gripper = FAMILIES[model.family].gripper
+        update["action"] = model.action.model_copy(update={"gripper": gripper})
+    return model.model_copy(update=update) if update else model
+
+
+def has_gripper(env: Env) -> bool:
+    """Whether the env's action ends in a gripper channel (only delta_ee's does)."""
+    return env.action.kind == "delta_ee"
+
+
+def tiny_stats(spec: Spec) -> tuple[ActionStats, str]:
+    """The action statistics a tiny checkpoint of ``spec`` carries, and their source in
+    words: a real checkpoint's on the preset's task suite where vlagen has them, else
+    made-up symmetric ones."""
+    dim, suite = spec.model.action.dim, spec.env.task_suite or ""
+    real = PRESETS[spec.env.preset].checkpoint_stats.get(suite)
+    if real is not None and len(real[0]) == dim:
+        return real, f"the real OpenVLA-OFT checkpoints' statistics on {suite}"
+    return symmetric(dim), "made-up statistics, +-0.75 on every channel but the last"
 
 
 def _stats(norm, dim: int):
@@ -110,6 +137,7 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     module, _, name = (model.class_path or "").partition(":")
     state_dim = (spec.env.state_dim or 0) if model.use_state else 0
     mean, std = model.image_mean, model.image_std
+    stats, stats_doc = tiny_stats(spec)
     return ModelPlan(
         family=family,
         backbone=BACKBONES[model.backbone],
@@ -130,4 +158,7 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         custom_module=module or None,
         custom_class=name or None,
         scaffold=scaffold_path(model.class_path, package),
+        gripper=CONVENTIONS[model.action.gripper] if model.action.gripper else None,
+        tiny_stats=stats,
+        tiny_stats_doc=stats_doc,
     )

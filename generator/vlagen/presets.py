@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .actionstats import LIBERO_OPENVLA_OFT, ActionStats
 from .distributions import SourceInstall
 from .spec import Env, Gymnasium
 
@@ -77,6 +78,12 @@ class PresetDecl:
         sized_by: How the simulator is told each camera's size, so that it renders at the
             spec's (empty: it is not; the gymnasium backend resizes what it renders, and a
             class of yours returns that size itself).
+        gripper_closes: Which bound of a delta_ee action's gripper channel (the last)
+            closes the gripper: ``high`` (robosuite/LIBERO: +1 closes) or ``low`` (ManiSkill's
+            Panda: +1 opens). The env core sends the canonical +1 (close) there.
+        checkpoint_stats: Task suite → a real checkpoint's action statistics on it, which
+            the tiny checkpoint of a spec on that suite carries (see
+            :mod:`vlagen.actionstats`).
     """
 
     name: str
@@ -103,6 +110,8 @@ class PresetDecl:
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
     sized_by: str = ""
+    gripper_closes: str = "high"
+    checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -237,6 +246,7 @@ PRESETS: dict[str, PresetDecl] = {
             sized_by="robosuite's camera_heights and camera_widths, per camera",
             backend="libero",
             actions={"delta_ee": 7},
+            checkpoint_stats=LIBERO_OPENVLA_OFT,
             signals=frozenset({"success"}),
             state_dims=(0, 8),
             camera_roles=("main", "wrist"),
@@ -259,6 +269,9 @@ PRESETS: dict[str, PresetDecl] = {
             state_dims=(0, 9),  # the Panda's joint positions
             camera_roles=("main", "wrist"),
             batched=True,
+            # pd_ee_delta_pose's gripper is PDJointPosMimicController, low -0.01 (closed) to
+            # high 0.04 (open) metres, normalized to [-1, 1]: +1 opens
+            gripper_closes="low",
             requirements=("mani-skill>=3.0.0b20",),
             torch_via=("pytorch-kinematics",),  # mani-skill 3.0.1 pins pytorch_kinematics==0.7.6
             pulls="SAPIEN, mplib, pytorch-kinematics, trimesh, IPython and imageio's FFmpeg",

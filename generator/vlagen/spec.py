@@ -252,7 +252,8 @@ class Project(StrictModel):
 class Normalization(StrictModel):
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on the
     dimensions where `mask` is true (the gripper usually is not). For actions they are in the
-    env's canonical units ([-1, 1]; the env core scales those to the simulator)."""
+    env's canonical units ([-1, 1]; the env core scales those to the simulator), except the
+    gripper, which is in the checkpoint's own convention (`model.action.gripper`)."""
 
     q01: Annotated[list[float], Field(max_length=4096)] = Field(
         description="1st percentile of each dimension."
@@ -281,6 +282,16 @@ class ModelAction(StrictModel):
     )
     normalization: Normalization | None = Field(
         default=None, description="Statistics to un-normalize actions; none means identity."
+    )
+    gripper: Literal["rlds", "close_positive", "open_positive"] | None = Field(
+        default=None,
+        description="How the checkpoint writes the gripper (the last channel of a delta_ee "
+        "action, after un-normalizing): 'rlds' [0, 1], 0 = close and 1 = open (OpenVLA's and "
+        "Open X-Embodiment's training convention, left un-normalized under the statistics' "
+        "mask); 'close_positive' [-1, 1], +1 closes (robosuite and LIBERO controls, the env "
+        "core's canonical gripper); 'open_positive' [-1, 1], +1 opens (ManiSkill). The policy "
+        "core maps it to the canonical -1 = open, +1 = close. Default: 'rlds' for families "
+        "openvla and openvla_oft, 'close_positive' otherwise; only for a delta_ee env action.",
     )
 
 
@@ -481,9 +492,13 @@ class DeltaEEAction(StrictModel):
     dim: Count(1024) = Field(default=7, description="6 pose deltas + 1 gripper by default.")
     binarize_gripper: bool = Field(
         default=True,
-        description="Map the last channel to -1/+1 (open/close): the gripper at its low or "
-        "high bound. -1 (open) sends its `low`, +1 (close) its `high`: a simulator whose "
-        "gripper command is an opening width (larger is more open) inverts it in its backend.",
+        description="Map the last channel, the canonical gripper (-1 = open, +1 = close, "
+        "whatever the checkpoint's `model.action.gripper`), to the simulator's opening or "
+        "closing command by its sign (0 and above closes). Without it the channel is scaled "
+        "linearly, -1 to the opening command and +1 to the closing one. Which bound closes is "
+        "the preset's: `high` for LIBERO (robosuite), gymnasium, synthetic and your own "
+        "class, `low` for ManiSkill (its Panda's +1 opens); a class of yours whose gripper "
+        "command is an opening width inverts it in its backend.",
     )
     low: ControlBounds | None = _low_field()
     high: ControlBounds | None = _high_field()
