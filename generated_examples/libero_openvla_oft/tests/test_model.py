@@ -101,7 +101,50 @@ def test_decode_applies_the_statistics(policy: Policy) -> None:
         low, high = policy.normalizer.low, policy.normalizer.high
         scaled = 0.5 * (values + 1.0) * (high - low) + low
         values = torch.where(policy.normalizer.mask, scaled, values)
+    values[..., -1] = -2.0 * values[..., -1] + 1.0  # rlds gripper
     assert torch.allclose(policy.decode(ids), values.clamp(-1, 1))
+
+
+#: What the checkpoint's gripper values mean (``model.action.gripper``): (open, close).
+CHECKPOINT_GRIPPER = {
+    "rlds": (1.0, 0.0),
+    "close_positive": (-1.0, 1.0),
+    "open_positive": (1.0, -1.0),
+}
+#: The simulator's (opening, closing) gripper control.
+SIMULATOR_GRIPPER = (-1.0, 1.0)
+
+
+@pytest.mark.parametrize("command", ["open", "close"])
+def test_the_checkpoints_gripper_command_reaches_the_simulator(
+    policy: Policy, command: str
+) -> None:
+    """The action token the checkpoint means as "open" ("close") decodes to the canonical
+    open, -1 (close, +1), which the env core sends as the simulator's opening (closing)
+    control, on the policy's own path (``Policy.decode``, then ``env.actions.to_control``)."""
+    from libero_openvla_oft.env import actions
+    from libero_openvla_oft.model.action_tokens import GRIPPER
+
+    meant = CHECKPOINT_GRIPPER[GRIPPER][command == "close"]
+    values = torch.zeros(1, CHUNK, DIM)
+    values[..., -1] = meant  # in the checkpoint's units, as it was trained
+    if policy.normalizer is not None:
+        values = policy.normalizer.normalize(
+            values
+        )  # the gripper is usually masked out
+    ids = ActionTokenizer().encode(values).view(1, TOKENS)
+    canonical = policy.decode(ids)[..., -1]
+    expected = -1.0 if command == "open" else 1.0
+    tolerance = 4.0 / (
+        BINS - 1
+    )  # a bin centre is half a bin off the value, scaled by <= 2
+    assert torch.allclose(
+        canonical, torch.full_like(canonical, expected), atol=tolerance
+    )
+    control = actions.to_control(policy.decode(ids).numpy())[..., -1]
+    target = SIMULATOR_GRIPPER[command == "close"]
+    span = abs(SIMULATOR_GRIPPER[1] - SIMULATOR_GRIPPER[0])
+    np.testing.assert_allclose(control, target, atol=span * tolerance / 2)
 
 
 # -- inputs ----------------------------------------------------------------------------

@@ -163,6 +163,33 @@ def test_prepare_actions_passes_our_actions_through() -> None:
     np.testing.assert_allclose(np.asarray(out, dtype=np.float32), actions.numpy())
 
 
+def test_the_gripper_reaches_libero_as_rlinfs_own_libero_path_sends_it(
+    tmp_path: Path,
+) -> None:
+    """RLinf's own OpenVLA(-OFT) path decodes the tokens to bin centres un-normalized by the
+    checkpoint's statistics (the gripper left in RLDS [0, 1], 1 = open) and
+    ``prepare_actions_for_libero`` sends LIBERO ``-sign(2g - 1)``: the same controls reach
+    LIBERO through ``Policy.decode`` and the env core."""
+    from libero_openvla_oft.env import actions
+    from libero_openvla_oft.model import ActionTokenizer, Policy
+    from libero_openvla_oft.model.action_tokens import FIRST_TOKEN, VOCAB_END
+
+    policy = Policy.load(build_tiny(tmp_path, seed=0), device="cpu")
+    ids = torch.randint(
+        FIRST_TOKEN,
+        VOCAB_END,
+        (4, CHUNK * DIM),
+        generator=torch.Generator().manual_seed(0),
+    )
+    raw = ActionTokenizer().decode(ids).view(4, CHUNK, DIM)
+    if policy.normalizer is not None:
+        raw = policy.normalizer.unnormalize(raw)
+    to_libero = import_rlinf("rlinf.envs.action_utils").prepare_actions_for_libero
+    theirs = to_libero(raw.numpy().copy(), "openvla_oft")
+    ours = actions.to_control(policy.decode(ids).numpy())
+    np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
 def test_auto_reset_puts_done_flags_in_the_last_column() -> None:
     env = make_env(auto_reset=True, max_episode_steps=CHUNK)  # one decision
     env.reset()

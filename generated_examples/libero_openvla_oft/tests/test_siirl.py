@@ -164,6 +164,63 @@ def test_siirl_units_round_trip_to_canonical() -> None:
     np.testing.assert_allclose(to_canonical(to_siirl(canonical)), canonical, atol=1e-6)
 
 
+def test_siirls_decoded_actions_reach_the_simulator_as_the_policys_do(
+    tmp_path: Path,
+) -> None:
+    """siiRL decodes action tokens itself (bin centres, then the checkpoint's statistics,
+    the gripper left in the checkpoint's convention) and the adapter converts them with the
+    policy core's own function: the controls the simulator gets are those of
+    ``Policy.decode`` for the same tokens, the gripper's included."""
+    from libero_openvla_oft.env import actions
+    from libero_openvla_oft.model.action_tokens import (
+        FIRST_TOKEN,
+        VOCAB_END,
+        ActionTokenizer,
+    )
+
+    policy = Policy.load(build_tiny(tmp_path, seed=0), device="cpu")
+    chunk, dim = SPEC.model.action.chunk, SPEC.model.action.dim
+    ids = torch.randint(
+        FIRST_TOKEN,
+        VOCAB_END,
+        (4, chunk * dim),
+        generator=torch.Generator().manual_seed(0),
+    )
+    # siiRL's embodied rollout: bin_centers[vocab_size - id - 1], un-normalized where masked
+    centres = ActionTokenizer().centres.numpy()[
+        np.clip(VOCAB_END - ids.numpy() - 1, 0, len(ActionTokenizer().centres) - 1)
+    ]
+    values = centres.reshape(4, chunk, dim)
+    if policy.normalizer is not None:
+        low, high = policy.normalizer.low.numpy(), policy.normalizer.high.numpy()
+        values = np.where(
+            policy.normalizer.mask.numpy(),
+            0.5 * (values + 1) * (high - low) + low,
+            values,
+        )
+    ours = actions.to_control(policy.decode(ids).numpy())
+    theirs = actions.to_control(to_canonical(values))
+    np.testing.assert_allclose(theirs, ours, atol=1e-5)
+
+
+def test_the_gripper_reaches_libero_as_siirls_own_libero_adapter_sends_it() -> None:
+    """siiRL's LIBERO adapter maps the decoded RLDS gripper g to LIBERO's command
+    ``-sign(2g - 1)`` (its ``_normalize_gripper_action`` and ``_invert_gripper_action``); the
+    env core sends the same command for the same decoded actions."""
+    from libero_openvla_oft.env import actions
+    from libero_openvla_oft.targets.siirl import import_siirl
+
+    adapter = import_siirl("siirl.environment.embodied.adapters.libero").LIBEROAdapter
+    rng = np.random.default_rng(5)
+    decoded = rng.uniform(-1, 1, (6, SPEC.model.action.chunk, SPEC.model.action.dim))
+    decoded[..., -1] = rng.choice([0.0, 0.1, 0.45, 0.55, 0.9, 1.0], decoded.shape[:-1])
+    theirs = adapter._invert_gripper_action(
+        None, adapter._normalize_gripper_action(None, decoded)
+    )
+    ours = actions.to_control(to_canonical(decoded))
+    np.testing.assert_array_equal(ours[..., -1], theirs[..., -1])
+
+
 def test_pipeline_builds_a_taskgraph_that_passes_siirls_validation() -> None:
     dag = importlib.import_module("siirl.execution.dag")
     calls: list[str] = []

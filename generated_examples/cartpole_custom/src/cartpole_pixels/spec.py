@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "8f368f0bd6d6912daf534fec9d88043e5c6a33a6a6f9e03f676c9c53630ea1d9"
+SPEC_HASH: Final = "b2442cd802918f4f29ba73a60c942ba20718c52203d3f59e65c7d3584937fc50"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -31,7 +31,8 @@ class Normalization:
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on
     the dimensions where `mask` is true (the gripper usually is not). For actions
     they are in the env's canonical units ([-1, 1]; the env core scales those to the
-    simulator).
+    simulator), except the gripper, which is in the checkpoint's own convention
+    (`model.action.gripper`).
     """
 
     q01: tuple[float, ...]
@@ -47,6 +48,7 @@ class ModelAction:
     chunk: int
     bins: int
     normalization: Normalization | None
+    gripper: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +311,7 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=False,
-        action=ModelAction(dim=1, chunk=2, bins=3, normalization=None),
+        action=ModelAction(dim=1, chunk=2, bins=3, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
         value_head=False,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "054629f2c49f1e10fd8fe066a9a6951ba5878666f1489d5829c58cffe9ee7fea"
+SPEC_HASH: Final = "6376bb18693a5b503f4cc7d23047c95888636e8f1fd0b4d01c56ec07a874377c"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -31,7 +31,8 @@ class Normalization:
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on
     the dimensions where `mask` is true (the gripper usually is not). For actions
     they are in the env's canonical units ([-1, 1]; the env core scales those to the
-    simulator).
+    simulator), except the gripper, which is in the checkpoint's own convention
+    (`model.action.gripper`).
     """
 
     q01: tuple[float, ...]
@@ -47,6 +48,7 @@ class ModelAction:
     chunk: int
     bins: int
     normalization: Normalization | None
+    gripper: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +311,7 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=False,
-        action=ModelAction(dim=2, chunk=4, bins=256, normalization=None),
+        action=ModelAction(dim=2, chunk=4, bins=256, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
         value_head=False,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "412c1891889bd7b492343fb2354fdbca4fc383f50e95ac870eeb179c8b729be5"
+SPEC_HASH: Final = "2d15e4e51fcd5c20c9e6e11fcdcdf19deedfbd157849bb815fc777d13e0a46cd"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -31,7 +31,8 @@ class Normalization:
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on
     the dimensions where `mask` is true (the gripper usually is not). For actions
     they are in the env's canonical units ([-1, 1]; the env core scales those to the
-    simulator).
+    simulator), except the gripper, which is in the checkpoint's own convention
+    (`model.action.gripper`).
     """
 
     q01: tuple[float, ...]
@@ -47,6 +48,7 @@ class ModelAction:
     chunk: int
     bins: int
     normalization: Normalization | None
+    gripper: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +311,9 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=True,
-        action=ModelAction(dim=7, chunk=8, bins=256, normalization=None),
+        action=ModelAction(
+            dim=7, chunk=8, bins=256, normalization=None, gripper="rlds"
+        ),
         unnorm_key="libero_spatial_no_noops",
         lora=Lora(rank=32, alpha=32, dropout=0.0, target_modules="all-linear"),
         value_head=False,

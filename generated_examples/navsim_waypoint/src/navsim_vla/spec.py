@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "d9e79639986cdebe035e92006ea7df0b10ce2e4fa50f874d4a4bdf8a319424fc"
+SPEC_HASH: Final = "454182ec261417a9b2838bd4ea0de00cfc882cd4f2ea01ba8305435319e147bf"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -31,7 +31,8 @@ class Normalization:
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on
     the dimensions where `mask` is true (the gripper usually is not). For actions
     they are in the env's canonical units ([-1, 1]; the env core scales those to the
-    simulator).
+    simulator), except the gripper, which is in the checkpoint's own convention
+    (`model.action.gripper`).
     """
 
     q01: tuple[float, ...]
@@ -47,6 +48,7 @@ class ModelAction:
     chunk: int
     bins: int
     normalization: Normalization | None
+    gripper: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +311,7 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=False,
-        action=ModelAction(dim=3, chunk=8, bins=512, normalization=None),
+        action=ModelAction(dim=3, chunk=8, bins=512, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
         value_head=False,

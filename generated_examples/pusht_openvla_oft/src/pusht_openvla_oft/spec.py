@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "85785dd846dc26892d243e5708c33039d7f34a7a6e08de0ba0e70a3bb9fafaf2"
+SPEC_HASH: Final = "0f4a9820c9f0d2db10157c53bfab7ddcb89f3cff870482c5c0db4f7246dbc44f"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -31,7 +31,8 @@ class Normalization:
     """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on
     the dimensions where `mask` is true (the gripper usually is not). For actions
     they are in the env's canonical units ([-1, 1]; the env core scales those to the
-    simulator).
+    simulator), except the gripper, which is in the checkpoint's own convention
+    (`model.action.gripper`).
     """
 
     q01: tuple[float, ...]
@@ -47,6 +48,7 @@ class ModelAction:
     chunk: int
     bins: int
     normalization: Normalization | None
+    gripper: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +311,7 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=False,
-        action=ModelAction(dim=2, chunk=8, bins=256, normalization=None),
+        action=ModelAction(dim=2, chunk=8, bins=256, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
         value_head=False,

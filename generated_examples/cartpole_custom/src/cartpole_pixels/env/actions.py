@@ -20,8 +20,8 @@ MAPPING = "discrete"
 CONTROL_SHAPE = (1,)
 CONTROL_LOW = (0.0,)
 CONTROL_HIGH = (1.0,)
-ACTION_LOW = (0.0,)
-ACTION_HIGH = (1.0,)
+ACTION_LOW = (0.0,)  # what -1 maps to, per channel
+ACTION_HIGH = (1.0,)  # what +1 maps to
 STEPS_PER_DECISION = 2
 
 

@@ -20,8 +20,8 @@ MAPPING = "controller"
 CONTROL_SHAPE = (2,)
 CONTROL_LOW = (-1.0, -1.0)
 CONTROL_HIGH = (1.0, 1.0)
-ACTION_LOW = (0.0, -8.0)
-ACTION_HIGH = (40.0, 8.0)
+ACTION_LOW = (0.0, -8.0)  # what -1 maps to, per channel
+ACTION_HIGH = (40.0, 8.0)  # what +1 maps to
 STEPS_PER_DECISION = 4
 
 

@@ -21,7 +21,13 @@ from typing import Any
 
 import torch
 
-from .action_tokens import BINS, FIRST_TOKEN, ActionTokenizer, Normalizer
+from .action_tokens import (
+    BINS,
+    FIRST_TOKEN,
+    ActionTokenizer,
+    Normalizer,
+    canonical_actions,
+)
 from .backbone import (
     CHECKPOINT,
     TRUST_REMOTE_CODE,
@@ -162,11 +168,10 @@ class Policy(torch.nn.Module):
         return self.inputs(obs, self.device, self.dtype)
 
     def decode(self, action_tokens: torch.Tensor) -> torch.Tensor:
-        """Actions ``[N, CHUNK, DIM]`` in the env's canonical units for token ids."""
+        """Actions ``[N, CHUNK, DIM]`` in the env's canonical units for token ids (see
+        :func:`.action_tokens.canonical_actions`)."""
         values = self.tokens.decode(action_tokens).view(-1, CHUNK, DIM)
-        if self.normalizer is not None:
-            values = self.normalizer.unnormalize(values)
-        return values.clamp(-1.0, 1.0)
+        return canonical_actions(values, self.normalizer)
 
     # -- acting and scoring ------------------------------------------------------------
 

@@ -4,7 +4,11 @@
 
 The policy emits float32 ``[N, chunk, action_dim]`` in [-1, 1].
 Here actions are scaled linearly to the backend's bounds, the gripper channel (the last)
-set to its low or high bound by the action's sign (0 and above: high).
+set to one of its bounds by the action's sign: the canonical gripper is -1 = open, +1 =
+close, and 0 and above closes; close sends the high bound, open the low one.
+``ACTION_LOW`` and ``ACTION_HIGH`` are what -1 and +1 map to per channel: on the gripper
+channel -1 (open) maps to the bound that opens this simulator's gripper, +1 (close) to the
+one that closes it (high).
 The backend takes controls of shape ``CONTROL_SHAPE`` per step, ``STEPS_PER_DECISION``
 steps per decision. Each mapping is one batched array operation with
 an inverse, :func:`to_canonical`, so tests can round-trip it.
@@ -20,8 +24,8 @@ MAPPING = "gripper"
 CONTROL_SHAPE = (7,)
 CONTROL_LOW = (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
 CONTROL_HIGH = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
-ACTION_LOW = (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
-ACTION_HIGH = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+ACTION_LOW = (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0)  # what -1 maps to, per channel
+ACTION_HIGH = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)  # what +1 maps to
 STEPS_PER_DECISION = 8
 
 
@@ -76,5 +80,5 @@ def to_canonical(controls: np.ndarray) -> np.ndarray:
     """Backend units back to [-1, 1]: the inverse of :func:`to_control`."""
     values = np.asarray(controls, dtype=np.float32)
     canonical = 2.0 * (values - _LOW) / _SPAN - 1.0
-    canonical[..., -1] = np.where(values[..., -1] > _LOW[-1], 1.0, -1.0)
+    canonical[..., -1] = np.where(canonical[..., -1] >= 0.0, 1.0, -1.0)
     return canonical

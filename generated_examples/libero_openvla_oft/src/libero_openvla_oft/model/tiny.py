@@ -25,6 +25,29 @@ SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
 IMAGE_TOKEN = "<image>"
 PATCH_SIZES = (32, 28, 16, 14, 8)
 UNNORM_KEY = "libero_spatial_no_noops"
+ACTION_STATS = {
+    "q01": (
+        -0.7454732114076613,
+        -0.6616071462631226,
+        -0.9375,
+        -0.1071428582072258,
+        -0.20678570866584778,
+        -0.1842857152223587,
+        0.0,
+    ),
+    "q99": (
+        0.9375,
+        0.8758928775787354,
+        0.9321428537368774,
+        0.1039285734295845,
+        0.17678570747375488,
+        0.14571428298950195,
+        1.0,
+    ),
+    "mask": (True, True, True, True, True, True, False),
+}
+"""What the checkpoint holds under ``UNNORM_KEY``: the real OpenVLA-OFT checkpoints'
+statistics on libero_spatial."""
 
 
 def _vocabulary() -> list[str]:
@@ -94,16 +117,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
         vision_feature_layer=-1,
         projector_hidden_act="gelu",
     )
-    dims = SPEC.model.action.dim
-    config.norm_stats = {
-        UNNORM_KEY: {
-            "action": {
-                "q01": [-0.75] * dims,
-                "q99": [0.75] * dims,
-                "mask": [True] * (dims - 1) + [False],
-            }
-        }
-    }
+    config.norm_stats = {UNNORM_KEY: {"action": ACTION_STATS}}
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config)
     path = Path(directory)

@@ -20,8 +20,8 @@ MAPPING = "trajectory"
 CONTROL_SHAPE = (8, 3)
 CONTROL_LOW = (-5.0, -20.0, -3.1416)
 CONTROL_HIGH = (60.0, 20.0, 3.1416)
-ACTION_LOW = (-5.0, -20.0, -3.1416)
-ACTION_HIGH = (60.0, 20.0, 3.1416)
+ACTION_LOW = (-5.0, -20.0, -3.1416)  # what -1 maps to, per channel
+ACTION_HIGH = (60.0, 20.0, 3.1416)  # what +1 maps to
 STEPS_PER_DECISION = 1
 
 

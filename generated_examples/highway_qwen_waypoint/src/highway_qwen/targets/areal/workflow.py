@@ -54,7 +54,13 @@ import numpy as np
 import torch
 
 from ...env import make_env
-from ...model.action_tokens import FIRST_TOKEN, VOCAB_END, ActionTokenizer, Normalizer
+from ...model.action_tokens import (
+    FIRST_TOKEN,
+    VOCAB_END,
+    ActionTokenizer,
+    Normalizer,
+    canonical_actions,
+)
 from ...model.backbone import CHECKPOINT, TRUST_REMOTE_CODE, action_statistics
 from ...model.inputs import EnvInputs, Preprocessor
 from ...model.policy import ACTION_STATS, CHUNK, DIM, TOKENS, UNNORM_KEY
@@ -84,7 +90,8 @@ def generation_config(gconfig: Any = None) -> Any:
 
 class ActionDecoder:
     """Generated token ids → an action chunk ``[CHUNK, DIM]`` in the env's canonical units,
-    without model weights (the policy core's decoding: bins, then the action statistics)."""
+    without model weights (the policy core's decoding: bins, then ``canonical_actions``:
+    the statistics and the checkpoint's gripper convention)."""
 
     def __init__(self, checkpoint: str = CHECKPOINT) -> None:
         self.tokens = ActionTokenizer()
@@ -106,9 +113,7 @@ class ActionDecoder:
         valid = (row >= FIRST_TOKEN) & (row < VOCAB_END)
         values = self.tokens.decode(row.clamp(FIRST_TOKEN, VOCAB_END - 1))
         values = torch.where(valid, values, torch.zeros_like(values)).view(CHUNK, DIM)
-        if self.normalizer is not None:
-            values = self.normalizer.unnormalize(values)
-        return values.clamp(-1.0, 1.0).numpy(), int((~valid).sum())
+        return canonical_actions(values, self.normalizer).numpy(), int((~valid).sum())
 
 
 #: Vision tokens of the Qwen-VL chat format: in a generated row the trainer's model would

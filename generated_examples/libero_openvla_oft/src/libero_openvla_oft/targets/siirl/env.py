@@ -16,7 +16,8 @@ and the state under ``state`` and split into ``robot0_eef_pos``, ``robot0_eef_qu
 
 Actions arrive as siiRL decodes them: un-normalized with the checkpoint's
 ``norm_stats[UNNORM_KEY]``, which must be in the env's canonical units,
-the gripper in OpenVLA's RLDS convention (1 = open), mapped here to the core's (+1 = close).
+the gripper in the checkpoint's convention (rlds), mapped here to the core's (-1 = open,
++1 = close) by the policy core's own ``gripper_to_canonical``.
 The async ``reset`` / ``step`` of the base class take and return the core's canonical units.
 """
 
@@ -28,9 +29,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
 from ...env import make_env
 from ...env.core import VecEnv
+from ...model.action_tokens import gripper_from_canonical, gripper_to_canonical
 from ...spec import SPEC
 from . import import_siirl
 
@@ -41,7 +44,6 @@ UNNORM_KEY = "libero_spatial_no_noops"  # actor_rollout_ref.embodied.unnorm_key
 CAMERA_KEYS: tuple[tuple[str, str], ...] = (("agentview", "agentview_image"),)
 MAIN_CAMERA = CAMERA_KEYS[0][0]
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
-RLDS_GRIPPER = True
 LIBERO_STATE = True
 
 Result = dict[str, Any]
@@ -87,19 +89,16 @@ def egl_device(gpu_id: int, visible: str | None = None) -> int:
 
 
 def to_canonical(actions: np.ndarray) -> np.ndarray:
-    """siiRL's decoded actions ``[B, CHUNK, DIM]`` in the env core's canonical units."""
-    out = np.array(actions, dtype=np.float32)
-    if RLDS_GRIPPER:
-        out[..., -1] = 1.0 - 2.0 * out[..., -1]
-    return out
+    """siiRL's decoded actions ``[B, CHUNK, DIM]`` (un-normalized, the gripper in the
+    checkpoint's convention) in the env core's canonical units: the policy core's conversion."""
+    values = torch.from_numpy(np.array(actions, dtype=np.float32))
+    return gripper_to_canonical(values).numpy()
 
 
 def to_siirl(actions: np.ndarray) -> np.ndarray:
     """The inverse of :func:`to_canonical`: canonical actions as siiRL would decode them."""
-    out = np.array(actions, dtype=np.float32)
-    if RLDS_GRIPPER:
-        out[..., -1] = (1.0 - out[..., -1]) / 2.0
-    return out
+    values = torch.from_numpy(np.array(actions, dtype=np.float32))
+    return gripper_from_canonical(values).numpy()
 
 
 def _quaternion(axis_angle: np.ndarray) -> np.ndarray:

@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
 from ...env import make_env
 from ...env.core import VecEnv
+from ...model.action_tokens import gripper_from_canonical, gripper_to_canonical
 from ...spec import SPEC
 from . import import_siirl
 
@@ -39,7 +41,6 @@ UNNORM_KEY = "navsim_vla_vlagen"  # actor_rollout_ref.embodied.unnorm_key
 CAMERA_KEYS: tuple[tuple[str, str], ...] = (("front", "agentview_image"),)
 MAIN_CAMERA = CAMERA_KEYS[0][0]
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
-RLDS_GRIPPER = False
 LIBERO_STATE = False
 
 Result = dict[str, Any]
@@ -85,19 +86,16 @@ def egl_device(gpu_id: int, visible: str | None = None) -> int:
 
 
 def to_canonical(actions: np.ndarray) -> np.ndarray:
-    """siiRL's decoded actions ``[B, CHUNK, DIM]`` in the env core's canonical units."""
-    out = np.array(actions, dtype=np.float32)
-    if RLDS_GRIPPER:
-        out[..., -1] = 1.0 - 2.0 * out[..., -1]
-    return out
+    """siiRL's decoded actions ``[B, CHUNK, DIM]`` (un-normalized, the gripper in the
+    checkpoint's convention) in the env core's canonical units: the policy core's conversion."""
+    values = torch.from_numpy(np.array(actions, dtype=np.float32))
+    return gripper_to_canonical(values).numpy()
 
 
 def to_siirl(actions: np.ndarray) -> np.ndarray:
     """The inverse of :func:`to_canonical`: canonical actions as siiRL would decode them."""
-    out = np.array(actions, dtype=np.float32)
-    if RLDS_GRIPPER:
-        out[..., -1] = (1.0 - out[..., -1]) / 2.0
-    return out
+    values = torch.from_numpy(np.array(actions, dtype=np.float32))
+    return gripper_from_canonical(values).numpy()
 
 
 def _quaternion(axis_angle: np.ndarray) -> np.ndarray:
