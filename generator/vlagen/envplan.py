@@ -21,6 +21,7 @@ from .spec import (
     DiscreteAction,
     Env,
     Gymnasium,
+    Libero,
     WaypointAction,
     scaffold_path,
 )
@@ -216,6 +217,7 @@ def resolve_env(env: Env) -> Env:
         "backend": env.backend or preset.backend,
         "workers": min(preset.workers, env.num_envs) if env.workers is None else env.workers,
         "gymnasium": preset_gymnasium(env),
+        "libero": env.libero or (Libero() if preset.name == "libero" else None),
     }
     if isinstance(env.action, WaypointAction):
         low, high = env.action.bounds
