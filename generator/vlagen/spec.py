@@ -661,8 +661,8 @@ class Libero(StrictModel):
         "the scene is built and after every reset, which reloads it; LIBERO's scenes already "
         "cast no shadows). Measured on a CPU (EGL on llvmpipe, two loaded cores) with two "
         "256x256 cameras: a step takes 0.52 to 0.64 of the time (639 ms to 333 ms), and the "
-        "images differ by 0.0023 in mean absolute value over 255 (at most 134 of 255, on 1% "
-        "of the values: the table's and floor's reflections). Off by default: the images a "
+        "images differ by 0.59 of 255 on average (at most 134, in 1% of the pixel values: "
+        "the table's and floor's reflections). Off by default: the images a "
         "pretrained checkpoint saw.",
     )
 
