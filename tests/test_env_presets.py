@@ -18,6 +18,8 @@ from vlagen.api import generate, write
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
 
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
 
 def _spec(**env: Any) -> dict:
     data = yaml.safe_load(MINIMAL_SPEC)
@@ -129,6 +131,39 @@ def test_preset_defaults_are_recorded_in_the_resolved_spec() -> None:
     assert env.gymnasium.id == "highway-fast-v0"
     assert env.gymnasium.kwargs["config"]["screen_width"] == 64
     assert env.gymnasium.cameras == {"front": "render"}
+
+
+def test_libero_settings_belong_to_preset_libero() -> None:
+    data = _spec(libero={"fast_render": True})
+    assert _one_error(data) == (
+        "spec.yaml:24:5: env.libero: env.libero holds LIBERO's settings, for preset 'libero', "
+        "not 'highway'; remove this section"
+    )
+    data = yaml.safe_load((SPECS / "libero_openvla_oft.yaml").read_text())
+    data["env"]["libero"] = {"fast_rendering": True}
+    (error,) = spec_errors(data)
+    assert "env.libero.fast_rendering" in error and "fast_render" in error.split(": ", 2)[2]
+
+
+def _libero_backend(**libero: Any) -> str:
+    data = yaml.safe_load((SPECS / "libero_openvla_oft.yaml").read_text())
+    if libero:
+        data["env"]["libero"] = libero
+    output = generate(load_spec_text(_text(data)).spec)
+    assert output.plan.spec.env.libero.fast_render == bool(libero.get("fast_render"))
+    path = "src/libero_openvla_oft/env/backends/libero.py"
+    return output.tree[path].content.decode()
+
+
+def test_fast_render_is_off_by_default_and_reaches_the_libero_backend() -> None:
+    assert "FAST_RENDER = False" in _libero_backend()
+    assert "FAST_RENDER = False" in _libero_backend(fast_render=False)
+    backend = _libero_backend(fast_render=True)
+    assert "FAST_RENDER = True" in backend
+    # after every reset, which rebuilds the model, and before the first observation
+    reset = backend.split("def reset(")[1].split("def step(")[0]
+    assert reset.index("self.env.reset()") < reset.index("mat_reflectance[:] = 0.0")
+    assert reset.index("mat_reflectance") < reset.index("set_init_state")
 
 
 def _waypoint_spec(controller: Any) -> dict:

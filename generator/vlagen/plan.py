@@ -261,7 +261,8 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:
-        tests.append(f"test_{env.setup_module}")
+        # the simulator reads and writes in the home: its tests run with a scratch one
+        tests += [f"test_{env.setup_module}", "conftest"]
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     if env.scaffold is not None:
         files.append(

