@@ -48,3 +48,27 @@ def test_real_simulator_steps() -> None:
         env.reset()
         _, reward, _, _, _ = env.step(np.zeros((2, CHUNK, DIM), np.float32))
         assert np.isfinite(reward).all()
+
+
+@pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
+def test_fast_render_turns_reflections_off_after_every_reset(monkeypatch) -> None:
+    """env.libero.fast_render: every reset rebuilds the model (with the XML's reflections),
+    so the backend sets them to 0 after each; off, LIBERO's own are left as they are."""
+    from libero_openvla_oft.env.backends import libero
+
+    backend = libero.make(0)
+    try:
+        monkeypatch.setattr(libero, "FAST_RENDER", True)
+        for _ in range(2):
+            model = backend.env.sim.model if backend.env is not None else None
+            backend.reset(seed=0, task_id=0, state_id=0)
+            assert (
+                backend.env.sim.model is not model
+            )  # a new model, reflections and all
+            backend.step(libero.NOOP)
+            assert not np.asarray(backend.env.sim.model.mat_reflectance).any()
+        monkeypatch.setattr(libero, "FAST_RENDER", False)
+        backend.reset(seed=0, task_id=0, state_id=0)
+        assert np.asarray(backend.env.sim.model.mat_reflectance).any()  # LIBERO's own
+    finally:
+        backend.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "b2442cd802918f4f29ba73a60c942ba20718c52203d3f59e65c7d3584937fc50"
+SPEC_HASH: Final = "b4afd03a367a6647271e84884a38696f2030eb3ce64e2c85e265f047b61632dd"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -339,6 +347,7 @@ SPEC: Final = Spec(
             state_key=None,
             import_module=None,
         ),
+        libero=None,
         backend_class=None,
         video=None,
     ),

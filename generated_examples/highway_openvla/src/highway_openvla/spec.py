@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "5acd8a4f1a992d83aa87a1cc348c658bc390465bcb2a4f9e4eb3f520bcb1d890"
+SPEC_HASH: Final = "4c9b4ca9fff3e9e747d4ddcd5dd2c97c25f430a4fc5972c86ec98336fbc69980"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -356,6 +364,7 @@ SPEC: Final = Spec(
             state_key=None,
             import_module="highway_env",
         ),
+        libero=None,
         backend_class=None,
         video=Video(camera="front", dir="videos", fps=5, format="gif", max_envs=1),
     ),

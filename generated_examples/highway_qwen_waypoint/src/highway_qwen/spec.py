@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "6376bb18693a5b503f4cc7d23047c95888636e8f1fd0b4d01c56ec07a874377c"
+SPEC_HASH: Final = "9595334a8c1d238c73461e43539e89b96e95df69bcfa55a0ef56b55aa1bec0cf"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -364,6 +372,7 @@ SPEC: Final = Spec(
             state_key=None,
             import_module="highway_env",
         ),
+        libero=None,
         backend_class=None,
         video=None,
     ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "2d15e4e51fcd5c20c9e6e11fcdcdf19deedfbd157849bb815fc777d13e0a46cd"
+SPEC_HASH: Final = "4bff035420a40e35884a759018f6b3176df4bc66484664d313bf27d7dec8b782"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -344,6 +352,7 @@ SPEC: Final = Spec(
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
         gymnasium=None,
+        libero=Libero(fast_render=False),
         backend_class=None,
         video=None,
     ),

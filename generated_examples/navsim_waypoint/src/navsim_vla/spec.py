@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "454182ec261417a9b2838bd4ea0de00cfc882cd4f2ea01ba8305435319e147bf"
+SPEC_HASH: Final = "e96f43e6def4a90be9cb606d188b3a42556461a6446bf25a069ec9f39ec7893b"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -350,6 +358,7 @@ SPEC: Final = Spec(
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
         gymnasium=None,
+        libero=None,
         backend_class="navsim_scenes.backend:SceneReplay",
         video=None,
     ),

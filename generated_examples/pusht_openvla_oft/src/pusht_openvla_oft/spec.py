@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "0f4a9820c9f0d2db10157c53bfab7ddcb89f3cff870482c5c0db4f7246dbc44f"
+SPEC_HASH: Final = "d47499a1da2688a0e4fe0865d1d7f030af83e72ba5f8473eadbc497ea0fec3d2"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -205,6 +205,13 @@ class Gymnasium:
 
 
 @dataclass(frozen=True, slots=True)
+class Libero:
+    """Settings of the LIBERO backend, for preset libero."""
+
+    fast_render: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """Per-episode videos of one camera, written with imageio."""
 
@@ -234,6 +241,7 @@ class Env:
     step_timeout_s: float
     reset_timeout_s: float
     gymnasium: Gymnasium | None
+    libero: Libero | None
     backend_class: str | None
     video: Video | None
 
@@ -349,6 +357,7 @@ SPEC: Final = Spec(
             state_key="agent_pos",
             import_module="gym_pusht",
         ),
+        libero=None,
         backend_class=None,
         video=None,
     ),

