@@ -55,6 +55,7 @@ side fails.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -65,7 +66,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -382,22 +383,29 @@ class _Side:
 
     def run(self, chunks: int) -> dict:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(f"{chunks}\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(f"{chunks}\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self._failed()
         return self._answer()
 
     def _answer(self) -> dict:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            self.proc.wait()
-            tail = "".join(self.log.read_text().splitlines(keepends=True)[-30:])
-            raise SystemExit(f"side {self.key!r} failed (exit {self.proc.returncode}):\n{tail}")
+            self._failed()
         return json.loads(line)
+
+    def _failed(self) -> NoReturn:
+        self.proc.wait()
+        tail = "".join(self.log.read_text().splitlines(keepends=True)[-30:])
+        raise SystemExit(f"side {self.key!r} failed (exit {self.proc.returncode}):\n{tail}")
 
     def close(self) -> None:
         if self.proc.stdin is not None:
-            self.proc.stdin.close()
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.close()
         try:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
