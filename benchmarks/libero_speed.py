@@ -34,12 +34,15 @@ draw), in action chunks of the package's size (8 for OpenVLA-OFT):
 Each side runs in a process of its own, built once (the RSS of one does not count for
 another); the parent runs each side ``--steps`` env steps per env per round, ``--rounds``
 rounds, the order rotated every round, so that machine load falls on all sides alike. Only
-one side runs at a time. Reported per side: the median env steps per second (all envs
-together) with its range, the median of the per-round ratios to the raw simulator, RLinf and
-siiRL (paired, so a slow round weighs on both sides of a ratio), the peak resident memory
-(VmHWM of the side's process plus each of its child processes, so shared pages count once
-per process), and the seconds a reset of all envs takes once built (ours rebuilds a scene
-only when an env changes task; RLinf in training mode and siiRL rebuild it on every reset).
+one side runs at a time. A LIBERO env holds about 1.2 GB at 256x256, so the sides run in
+two groups, one after the other: the in-process pair (raw simulator, ours in-process) and
+the pools (ours, RLinf, siiRL); ratios compare sides of one group. Reported per side: the
+median env steps per second (all envs together) with its range, the median of the per-round
+ratios to the raw simulator, RLinf and siiRL (paired, so a slow round weighs on both sides of
+a ratio), the peak resident memory (VmHWM of the side's process plus each of its child
+processes, so shared pages count once per process), and the seconds a reset of all envs
+takes once built (ours rebuilds a scene only when an env changes task; RLinf in training
+mode and siiRL rebuild it on every reset).
 
 The adapter's own cost is reported twice, in milliseconds per env step: as the difference
 of the in-process medians (ours minus the raw simulator, noisy where a step costs hundreds
@@ -81,6 +84,10 @@ SIDES = {
     "rlinf": "RLinf 0.3.0 LiberoEnv.chunk_step",
     "siirl": "siiRL 0.2.0 LIBEROAdapter._blocking_step",
 }
+
+#: Sides alive at the same time: a LIBERO env at 256x256 holds about 1.2 GB, so the
+#: in-process pair and the pools run one group after the other; ratios are within a group.
+GROUPS = (("raw", "ours0"), ("ours", "rlinf", "siirl"))
 
 Step = Callable[[np.ndarray, np.ndarray], None]  # (canonical chunk, control chunk)
 
@@ -448,30 +455,47 @@ def _run(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
         f"load {conditions['load_before'][0]:.2f}",
         flush=True,
     )
-    sides: dict[str, _Side] = {}
-    try:
-        for key in args.sides:
-            started = time.perf_counter()
-            sides[key] = _Side(key, args, scratch)
-            print(f"  built {key} in {time.perf_counter() - started:.1f} s", flush=True)
-        runs: dict[str, list[dict]] = {key: [] for key in sides}
-        order = list(sides)
-        for round_ in range(args.rounds):
-            shift = round_ % len(order)
-            for key in order[shift:] + order[:shift]:
-                runs[key].append(sides[key].run(chunks))
-            line = "  ".join(f"{k} {steps / runs[k][-1]['wall']:.2f}" for k in order)
-            print(f"  round {round_ + 1}: {line} steps/s", flush=True)
-        ready = {key: side.ready for key, side in sides.items()}
-    finally:
-        for side in sides.values():
-            side.close()
+    runs: dict[str, list[dict]] = {}
+    ready: dict[str, dict] = {}
+    for group in GROUPS:
+        keys = [key for key in group if key in args.sides]
+        if keys:
+            _run_group(keys, args, scratch, chunks, steps, runs, ready)
     conditions["load_after"] = os.getloadavg()
     results = _summarize(runs, ready, steps, args)
     results["conditions"] = conditions
     results["size"] = [height, width]
     _print(results, args, height, width)
     return results
+
+
+def _run_group(
+    keys: list[str],
+    args: argparse.Namespace,
+    scratch: Path,
+    chunks: int,
+    steps: int,
+    runs: dict[str, list[dict]],
+    ready: dict[str, dict],
+) -> None:
+    """Build the sides of one group, run them in rotated rounds, close them."""
+    sides: dict[str, _Side] = {}
+    try:
+        for key in keys:
+            started = time.perf_counter()
+            sides[key] = _Side(key, args, scratch)
+            ready[key] = sides[key].ready
+            runs[key] = []
+            print(f"  built {key} in {time.perf_counter() - started:.1f} s", flush=True)
+        for round_ in range(args.rounds):
+            shift = round_ % len(keys)
+            for key in keys[shift:] + keys[:shift]:
+                runs[key].append(sides[key].run(chunks))
+            line = "  ".join(f"{k} {steps / runs[k][-1]['wall']:.2f}" for k in keys)
+            print(f"  round {round_ + 1}: {line} steps/s", flush=True)
+    finally:
+        for side in sides.values():
+            side.close()
 
 
 def _summarize(
@@ -488,8 +512,9 @@ def _summarize(
             "reset_s": ready[key]["reset_s"],
             "built_s": ready[key]["built_s"],
         }
+        group = next(g for g in GROUPS if key in g)
         for base in ("raw", "rlinf", "siirl"):
-            if base in rates and base != key:
+            if base in rates and base != key and base in group:
                 side[f"x_{base}"] = statistics.median(
                     a / b for a, b in zip(values, rates[base], strict=True)
                 )
