@@ -129,8 +129,10 @@ class LiberoBackend:
         self.task_id = task_id
 
     def _observe(self, raw: dict) -> Obs:
+        # Flipped views, not copies: the core copies each into its row a channel at a time
+        # (observations.put), 10x faster than a copy of a frame whose pixels run backwards.
         obs: Obs = {
-            cam.name: np.ascontiguousarray(raw[f"{name}_image"][::-1, ::-1])
+            cam.name: raw[f"{name}_image"][::-1, ::-1]
             for name, cam in self.cameras.items()
         }
         if SPEC.env.state_dim:
