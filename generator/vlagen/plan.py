@@ -262,6 +262,8 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
         tests.append("test_env_backend")
     if env.setup_module is not None:
         tests.append(f"test_{env.setup_module}")
+    if env.probe is not None:
+        tests += ["conftest", "simulator", f"test_{env.preset.backend}_real"]
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     if env.scaffold is not None:
         files.append(
