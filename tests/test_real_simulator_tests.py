@@ -1,0 +1,76 @@
+"""A package whose simulator its test extra does not install (LIBERO) runs its tests on the
+real simulator where it is installed, else on the synthetic stand-in: ``tests/simulator.py``
+picks the backend, ``tests/conftest.py`` shares one instance and a scratch HOME, and
+``tests/test_<backend>_real.py`` compares observations with the frameworks' own and checks
+the gripper on every path. The golden's fresh-venv test installs the simulator and runs
+them (``test_goldens``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from vlagen.api import generate
+from vlagen.envplan import BACKEND_PROBE
+from vlagen.load import load_spec
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+REAL_FILES = {"tests/conftest.py", "tests/simulator.py", "tests/test_libero_real.py"}
+
+
+@pytest.fixture(scope="module")
+def libero() -> dict[str, str]:
+    tree = generate(load_spec(SPECS / "libero_openvla_oft.yaml").spec).tree
+    return {path: file.content.decode() for path, file in tree.items()}
+
+
+def _tests(text: str) -> list[str]:
+    return [
+        node.name
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    ]
+
+
+def test_only_a_probed_simulator_gets_the_real_simulator_files(libero) -> None:
+    assert BACKEND_PROBE == {"libero": "libero.libero"}
+    assert libero.keys() >= REAL_FILES
+    assert 'PROBE = "libero.libero"' in libero["tests/simulator.py"]
+    assert 'BACKEND = "libero" if REAL else "synthetic"' in libero["tests/simulator.py"]
+    for spec in SPECS.glob("*.yaml"):
+        if spec.stem != "libero_openvla_oft":
+            assert not REAL_FILES & generate(load_spec(spec).spec).tree.keys(), spec.stem
+
+
+def test_the_gripper_is_checked_on_every_path_and_observations_against_both_frameworks(
+    libero,
+) -> None:
+    tests = _tests(libero["tests/test_libero_real.py"])
+    assert tests == [
+        "test_observations_are_rlinfs_liberoenvs",
+        "test_observations_are_siirls",
+        "test_open_opens_the_gripper_through_the_policy_core",
+        "test_open_opens_the_gripper_through_smoke",
+        "test_open_opens_the_gripper_through_rlinfs_chunk_step",
+        "test_open_opens_the_gripper_through_siirls_decode_and_our_adapter",
+    ]
+
+
+def test_the_real_simulator_runs_the_check_the_loop_and_each_targets_path(libero) -> None:
+    for path in (
+        "tests/test_closed_loop.py",
+        "tests/test_rlinf_fidelity.py",
+        "tests/test_siirl_fidelity.py",
+    ):
+        assert "from simulator import BACKEND" in libero[path], path
+    assert 'BACKEND = "synthetic"' not in libero["tests/test_rlinf_fidelity.py"]
+    assert "test_the_libero_backend_passes_the_checks_one_instance_can_show" in _tests(
+        libero["tests/test_env_check.py"]
+    )
+    assert "test_siirls_rollout_loop_runs_a_decision_on_the_real_simulator" in _tests(
+        libero["tests/test_siirl_fidelity.py"]
+    )
+    backend = libero["tests/test_env_backend.py"]
+    assert 'reason="the simulator is installed"' not in backend  # they hide it instead
