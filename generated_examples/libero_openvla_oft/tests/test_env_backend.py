@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -23,14 +25,30 @@ def _installed(name: str) -> bool:
         return False
 
 
-@pytest.mark.skipif(_installed(SIMULATOR), reason="the simulator is installed")
-def test_missing_simulator_says_what_to_install() -> None:
+@pytest.fixture
+def missing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The simulator as where it is not installed: where it is, its modules blocked (an
+    import of them raises ImportError) and the backend's cached task suite dropped."""
+    from libero_openvla_oft.env.backends import libero as backend
+
+    for name in [
+        n for n in sys.modules if n == SIMULATOR or n.startswith(SIMULATOR + ".")
+    ]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, SIMULATOR, None)
+    backend._suite.cache_clear()
+    yield
+    backend._suite.cache_clear()
+
+
+def test_missing_simulator_says_what_to_install(missing: None) -> None:
     with pytest.raises(SimulatorMissingError, match="pip install"):
         make_env(backend="libero", num_envs=1, workers=0, video=False)
 
 
-@pytest.mark.skipif(_installed(SIMULATOR), reason="the simulator is installed")
-def test_the_smoke_run_says_what_is_missing_without_a_traceback(capsys) -> None:
+def test_the_smoke_run_says_what_is_missing_without_a_traceback(
+    missing: None, capsys
+) -> None:
     from libero_openvla_oft import smoke
 
     assert (

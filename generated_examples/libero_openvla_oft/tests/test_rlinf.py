@@ -52,7 +52,7 @@ HERE = (
     / "targets"
     / "rlinf"
 )
-BACKEND = "synthetic"  # the libero simulator does not run here
+BACKEND = "synthetic"  # test_libero_real.py runs this path on the real simulator
 SIMULATOR = None
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 IO_STRUCT = "rlinf.data.embodied_io_struct"

@@ -57,6 +57,7 @@ import torch
 pytest.importorskip("rlinf", reason="needs RLinf: pip install --no-deps rlinf==0.3.0")
 
 from omegaconf import DictConfig, OmegaConf, open_dict
+from simulator import BACKEND
 
 from libero_openvla_oft.model import build_tiny
 from libero_openvla_oft.spec import SPEC
@@ -73,7 +74,7 @@ HERE = (
     / "targets"
     / "rlinf"
 )
-BACKEND = "synthetic"  # the libero simulator does not run here
+# BACKEND (simulator.py): the real simulator where it is installed, else the stand-in
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 DECISIONS = 2  #: decisions per episode in this run
 ENVS = 2  #: envs of the one env worker

@@ -45,7 +45,7 @@ from libero_openvla_oft.targets.siirl.env import (
     to_siirl,
 )
 
-BACKEND = "synthetic"  # the libero simulator does not run here
+BACKEND = "synthetic"  # test_libero_real.py runs this path on the real simulator
 SIMULATOR = None
 ROLLOUT_KEYS = {"obs", "active", "complete", "finish_step", "valid_images"}
 STEPS_PER_FORWARD = 8  # embodied.action_chunks_len

@@ -40,9 +40,12 @@ from siirl_harness import (
     stand_ins,
     without_device_asserts,
 )
+from simulator import BACKEND as REAL_BACKEND
+from simulator import REAL
 
 from libero_openvla_oft.model import Policy, build_tiny
 from libero_openvla_oft.model.action_tokens import FIRST_TOKEN, VOCAB_END
+from libero_openvla_oft.targets.siirl import env as siirl_env
 from libero_openvla_oft.targets.siirl import glue, manifest, pipeline, rollout, train
 from libero_openvla_oft.targets.siirl.env import SiirlEnv
 
@@ -59,6 +62,12 @@ HARNESS: dict[str, object] = {
     "actor_rollout_ref.embodied.env.num_envs": 4,
 }
 TRAJ_LEN = 4  # forward passes per episode under HARNESS
+STEPS_PER_FORWARD = 8  # embodied.action_chunks_len
+#: HARNESS with an episode of one forward, for the real simulator
+REAL_HARNESS = {
+    **HARNESS,
+    "actor_rollout_ref.embodied.env.max_steps": STEPS_PER_FORWARD,
+}
 GPUS = 2  # what the launch passes as --gpus-per-node
 #: Override keys read by siiRL code this harness cannot run, each with the siiRL file that
 #: reads it (checked to name the key's field); every other key must be read here.
@@ -169,11 +178,15 @@ class Step:
     """One training step of siiRL's embodied chain, as its DAG worker and FSDP worker run it."""
 
     def __init__(
-        self, siirl: types.SimpleNamespace, checkpoint: str, **changes: object
+        self,
+        siirl: types.SimpleNamespace,
+        checkpoint: str,
+        backend: str = BACKEND,
+        **changes: object,
     ) -> None:
         from tensordict import NonTensorData
 
-        self.siirl, self.reads = siirl, set()
+        self.siirl, self.reads, self.backend = siirl, set(), backend
         args = parsed_config(siirl, **changes)
         self.args = args
         config = Recorder(args.actor_rollout_ref, "actor_rollout_ref", self.reads)
@@ -208,7 +221,7 @@ class Step:
     def generate(self, tokenizer: object, NonTensorData: type) -> object:
         # one prompt, repeated rollout.n times: one GRPO group. (siiRL's rollout then steps
         # num_envs // n envs at a time: it divides by n a batch already repeated n times.)
-        prompts = manifest.manifest_rows(trials=1, backend=BACKEND)[:1]
+        prompts = manifest.manifest_rows(trials=1, backend=self.backend)[:1]
         data = {
             "task_id": torch.tensor([r["task_id"] for r in prompts]),
             "trial_id": torch.tensor([r["trial_id"] for r in prompts]),
@@ -325,6 +338,23 @@ def step(siirl: types.SimpleNamespace, checkpoint: str) -> Step:
     return Step(siirl, checkpoint, **HARNESS)
 
 
+@pytest.fixture(scope="module")
+def real_step(siirl: types.SimpleNamespace, checkpoint: str) -> Step:
+    """The step over the real simulator (where it is installed), one forward per episode:
+    the envs in this process (the process pool is tested on the real simulator by
+    test_env_backend), so only the envs siiRL's rollout resets are built."""
+    if not REAL:
+        pytest.skip("the libero simulator is not installed here")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            rollout, "SiirlEnv", functools.partial(SiirlEnv, backend=REAL_BACKEND)
+        )
+        patch.setattr(
+            siirl_env, "make_env", functools.partial(siirl_env.make_env, workers=0)
+        )
+        return Step(siirl, checkpoint, backend=REAL_BACKEND, **REAL_HARNESS)
+
+
 def test_only_gpu_only_and_huge_modules_are_stood_in(
     siirl: types.SimpleNamespace,
 ) -> None:
@@ -368,6 +398,19 @@ def test_siirls_rollout_loop_fills_every_trajectory(step: Step) -> None:
         & (batch["finish_step"] <= step.args.actor_rollout_ref.embodied.env.max_steps)
     ).all()
     assert batch["response_mask"].shape == (rows, TRAJ_LEN * 56)
+
+
+def test_siirls_rollout_loop_runs_a_decision_on_the_real_simulator(
+    real_step: Step,
+) -> None:
+    batch = real_step.batch
+    rows = batch.batch_size[0]
+    assert rows == HARNESS["actor_rollout_ref.rollout.n"]
+    assert batch["responses"].shape == (rows, 1, 56)
+    responses = batch["responses"]
+    assert ((responses >= FIRST_TOKEN) & (responses < VOCAB_END)).all()  # action tokens
+    assert (batch["finish_step"] == STEPS_PER_FORWARD).all()  # retired at max_steps
+    assert torch.isfinite(real_step.old).all()  # siiRL's actor re-scored them
 
 
 def test_reward_and_siirls_grpo_advantage(step: Step) -> None:
