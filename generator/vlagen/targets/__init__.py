@@ -119,6 +119,9 @@ class TargetDecl:
             keeps ``requirement``, which the checkout satisfies.
         test_warnings: Warnings the framework's own code raises in the generated tests,
             filtered in the package's pytest config (each with why).
+        preset_test_installs: Per preset, what the framework's own env for that simulator
+            imports beyond the framework, installed ``--no-deps`` beside it, where the tests
+            compare our env with the framework's on the real simulator.
     """
 
     framework: str
@@ -138,6 +141,7 @@ class TargetDecl:
     test_requirements: tuple[str, ...] = ()
     source: FrameworkSource | None = None
     test_warnings: tuple[WarningFilter, ...] = ()
+    preset_test_installs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def pinned_version(self) -> str:
