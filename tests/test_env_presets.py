@@ -47,7 +47,7 @@ def test_waypoints_on_a_backend_without_a_controller_mapping() -> None:
 
 
 def test_action_dim_that_disagrees_with_the_backend() -> None:
-    data = _spec(preset="libero", action={"kind": "delta_ee", "dim": 6})
+    data = _spec(preset="libero", action={"kind": "delta_ee", "dim": 6}, task_suite="libero_10")
     data["model"]["action"]["dim"] = 6
     assert _one_error(data) == (
         "spec.yaml:22:10: env.action.dim: preset 'libero' takes 7 delta_ee action channels, not 6"
@@ -55,7 +55,7 @@ def test_action_dim_that_disagrees_with_the_backend() -> None:
 
 
 def test_wrong_action_kind() -> None:
-    data = _spec(preset="libero")
+    data = _spec(preset="libero", task_suite="libero_10")
     assert _one_error(data) == (
         "spec.yaml:21:11: env.action.kind: preset 'libero' takes delta_ee (dim 7); not 'continuous'"
     )
@@ -131,6 +131,16 @@ def test_preset_defaults_are_recorded_in_the_resolved_spec() -> None:
     assert env.gymnasium.id == "highway-fast-v0"
     assert env.gymnasium.kwargs["config"]["screen_width"] == 64
     assert env.gymnasium.cameras == {"front": "render"}
+
+
+def test_libero_without_a_task_suite_is_refused_where_it_is_written() -> None:
+    """It used to generate, then fail at the first reset: 'env.task_suite None is not a
+    LIBERO suite'."""
+    data = _spec(preset="libero", action={"kind": "delta_ee", "dim": 7})
+    data["model"]["action"]["dim"] = 7
+    error = _one_error(data)
+    assert error.startswith("spec.yaml:12:3: env: preset 'libero' runs the tasks of a suite: ")
+    assert "set env.task_suite (e.g. libero_spatial, " in error
 
 
 def test_libero_settings_belong_to_preset_libero() -> None:

@@ -31,6 +31,8 @@ def _delta_ee(preset: str = "synthetic", **model: Any) -> dict:
     data["model"]["action"].update(dim=7, **model)
     if preset == "maniskill":
         data["env"].update(rewards=[{"name": "success", "source": "success"}])
+    if preset == "libero":
+        data["env"].update(task_suite="libero_spatial")
     return data
 
 

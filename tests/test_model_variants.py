@@ -42,6 +42,7 @@ VARIANTS = {
         },
         {
             "preset": "libero",
+            "task_suite": "libero_spatial",
             "cameras": [
                 {"name": "agentview", "height": 64, "width": 64, "role": "main"},
                 {"name": "wrist", "height": 48, "width": 48, "role": "wrist"},

@@ -398,6 +398,12 @@ def _check_preset(spec: Spec) -> Iterator[Issue]:
             f"env.libero holds LIBERO's settings, for preset 'libero', not {preset.name!r}; "
             "remove this section",
         )
+    if preset.needs_suite and env.task_suite is None:
+        suites = ", ".join(preset.checkpoint_stats) or "its suites"
+        yield Issue(
+            ("env",),
+            f"preset {preset.name!r} runs the tasks of a suite: set env.task_suite (e.g. {suites})",
+        )
     if preset.name == "gymnasium" and (env.gymnasium is None or env.gymnasium.id is None):
         yield Issue(("env",), "preset 'gymnasium' needs env.gymnasium.id, the id to make")
 

@@ -63,6 +63,8 @@ class PresetDecl:
         workers: Default worker processes (0: step in-process).
         batched: Steps all envs in one simulator; never run in a process pool.
         needs_class: The user names the backend class (``env.backend_class``).
+        needs_suite: The simulator runs the tasks of a suite the spec names
+            (``env.task_suite``; LIBERO's ``libero_spatial``, ...).
         requirements: What the generated package's ``sim`` extra installs (distributions in
             :data:`~vlagen.distributions.VETTED` only).
         torch_via: The distributions in the ``sim`` extra's dependency tree that require
@@ -102,6 +104,7 @@ class PresetDecl:
     workers: int = 0
     batched: bool = False
     needs_class: bool = False
+    needs_suite: bool = False
     requirements: tuple[str, ...] = ()
     torch_via: tuple[str, ...] = ()
     pulls: str = ""
@@ -247,6 +250,7 @@ PRESETS: dict[str, PresetDecl] = {
             backend="libero",
             actions={"delta_ee": 7},
             checkpoint_stats=LIBERO_OPENVLA_OFT,
+            needs_suite=True,
             signals=frozenset({"success"}),
             state_dims=(0, 8),
             camera_roles=("main", "wrist"),

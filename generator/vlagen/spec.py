@@ -738,7 +738,7 @@ class Env(StrictModel):
     task_suite: Annotated[str, AfterValidator(_suite_name)] | None = Field(
         default=None,
         description="Task suite of the preset, e.g. 'libero_spatial' (ASCII letters, digits and "
-        "'_'): frameworks put it in file names and env ids.",
+        "'_'): frameworks put it in file names and env ids. Required by preset libero.",
     )
     action: EnvAction = Field(description="What the backend takes, by `kind`.")
     rewards: list[RewardTerm] = Field(
