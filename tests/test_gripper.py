@@ -163,7 +163,6 @@ def test_the_env_plan_orders_the_gripper_ends_by_the_closing_bound() -> None:
 REAL = {
     "libero_spatial": ((-0.7454732114076613, 0.0), (0.9375, 1.0)),
     "libero_10": ((-0.6348214149475098, 0.0), (0.7714285850524902, 1.0)),
-    "libero_90": ((-0.6348214149475098, 0.0), (0.7714285850524902, 1.0)),
 }
 
 
@@ -171,7 +170,10 @@ REAL = {
 def test_tiny_libero_checkpoints_carry_the_real_statistics(suite: str) -> None:
     data = yaml.safe_load(LIBERO.read_text())
     data["env"]["task_suite"] = suite
-    q01, q99, mask = _plan(data).model.tiny_stats
+    del data["model"]["unnorm_key"]  # its default names the suite's statistics
+    plan = _plan(data)
+    assert plan.spec.model.unnorm_key == f"{suite}_no_noops"
+    q01, q99, mask = plan.model.tiny_stats
     assert (q01[0], q01[-1]) == REAL[suite][0]
     assert (q99[0], q99[-1]) == REAL[suite][1]
     assert mask == (True,) * 6 + (False,)  # the gripper stays in the checkpoint's [0, 1]
@@ -187,7 +189,36 @@ def test_the_tiny_checkpoint_writes_the_planned_statistics() -> None:
     assert 'config.norm_stats = {UNNORM_KEY: {"action": ACTION_STATS}}' in text
 
 
+MADE_UP = ((-0.75,) * 7, (0.75,) * 7, (True,) * 6 + (False,))
+
+
 def test_presets_without_real_statistics_keep_made_up_ones() -> None:
     data = yaml.safe_load(LIBERO.read_text())
-    data["env"]["task_suite"] = "libero_spatial_swap"  # a suite vlagen has none for
-    assert _plan(data).model.tiny_stats == ((-0.75,) * 7, (0.75,) * 7, (True,) * 6 + (False,))
+    del data["model"]["unnorm_key"]
+    for suite in ("libero_spatial_swap", "libero_90"):  # no OpenVLA-OFT checkpoint's
+        data["env"]["task_suite"] = suite
+        assert _plan(data).model.tiny_stats == MADE_UP
+
+
+def test_the_statistics_key_names_the_suite_the_checkpoint_was_trained_on() -> None:
+    """A spatial checkpoint evaluated on a variant of the suite decodes with the spatial
+    statistics: the tiny checkpoint carries those its key names."""
+    data = yaml.safe_load(LIBERO.read_text())
+    data["env"]["task_suite"] = "libero_spatial_swap"
+    data["model"]["unnorm_key"] = "libero_spatial_no_noops"
+    q01, q99, _ = _plan(data).model.tiny_stats
+    assert (q01[0], q99[0]) == (REAL["libero_spatial"][0][0], REAL["libero_spatial"][1][0])
+
+
+def test_a_token_family_on_libero_gets_the_suites_statistics_key_by_default() -> None:
+    """Without it, Policy.load decoded with no statistics (about ten times the rotation on
+    libero_object) and siiRL looked for a key no checkpoint has."""
+    data = yaml.safe_load(LIBERO.read_text())
+    data["env"]["task_suite"] = "libero_object"
+    del data["model"]["unnorm_key"]
+    plan = _plan(data)
+    assert plan.spec.model.unnorm_key == "libero_object_no_noops"
+    assert plan.model.unnorm_key == "libero_object_no_noops"
+    assert plan.target("siirl").plan.unnorm_key == "libero_object_no_noops"
+    data["model"]["action"]["normalization"] = {"q01": [-1.0] * 7, "q99": [1.0] * 7}
+    assert _plan(data).spec.model.unnorm_key is None  # given statistics need no key

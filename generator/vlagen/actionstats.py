@@ -39,7 +39,7 @@ _LIBERO_10: ActionStats = (
 
 #: LIBERO task suite → OpenVLA-OFT's statistics for it, from the checkpoints'
 #: ``dataset_statistics.json`` (moojink/openvla-7b-oft-finetuned-libero-{spatial,object,goal,10},
-#: key ``<suite>_no_noops``); libero_90 shares libero_10's.
+#: key ``<suite>_no_noops``). LIBERO-90 has no OpenVLA-OFT checkpoint to take them from.
 LIBERO_OPENVLA_OFT: dict[str, ActionStats] = {
     "libero_spatial": (
         (
@@ -105,7 +105,6 @@ LIBERO_OPENVLA_OFT: dict[str, ActionStats] = {
         _MASK,
     ),
     "libero_10": _LIBERO_10,
-    "libero_90": _LIBERO_10,
 }
 
 

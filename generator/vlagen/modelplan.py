@@ -93,10 +93,18 @@ class ModelPlan:
 
 
 def resolve_model(spec: Spec) -> Model:
-    """The model section with derivable defaults filled in: the cameras it sees, and the
-    checkpoint's gripper convention where the env's action has a gripper."""
+    """The model section with derivable defaults filled in: the cameras it sees, the
+    checkpoint's gripper convention where the env's action has a gripper, and the key of its
+    statistics where the preset says how real checkpoints key them (without one, a token
+    family's policy would decode without statistics and siiRL look for a key no checkpoint
+    has)."""
     model = spec.model
     update: dict = {}
+    family, preset = FAMILIES[model.family], PRESETS[spec.env.preset]
+    keyed = family.token_based and family.normalization and preset.stats_key
+    unset = model.unnorm_key is None and model.action.normalization is None
+    if keyed and spec.env.task_suite and unset:
+        update["unnorm_key"] = preset.stats_key.format(suite=spec.env.task_suite)
     if model.cameras is None:
         cameras = spec.env.cameras
         main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
@@ -116,10 +124,19 @@ def tiny_stats(spec: Spec) -> tuple[ActionStats, str]:
     """The action statistics a tiny checkpoint of ``spec`` carries, and their source in
     words: a real checkpoint's on the preset's task suite where vlagen has them, else
     made-up symmetric ones."""
-    dim, suite = spec.model.action.dim, spec.env.task_suite or ""
-    real = PRESETS[spec.env.preset].checkpoint_stats.get(suite)
-    if real is not None and len(real[0]) == dim:
-        return real, f"the real OpenVLA-OFT checkpoints' statistics on {suite}"
+    dim, preset = spec.model.action.dim, PRESETS[spec.env.preset]
+    # the suite the statistics' key names (a checkpoint trained on one suite may be
+    # evaluated on a variant of it), else the env's
+    suites = [spec.env.task_suite or ""]
+    if spec.model.unnorm_key and preset.stats_key:
+        prefix, _, suffix = preset.stats_key.partition("{suite}")
+        key = spec.model.unnorm_key
+        if key.startswith(prefix) and key.endswith(suffix):
+            suites.insert(0, key[len(prefix) : len(key) - len(suffix)])
+    for suite in suites:
+        real = preset.checkpoint_stats.get(suite)
+        if real is not None and len(real[0]) == dim:
+            return real, f"the real OpenVLA-OFT checkpoints' statistics on {suite}"
     return symmetric(dim), "made-up statistics, +-0.75 on every channel but the last"
 
 

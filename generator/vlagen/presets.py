@@ -86,6 +86,8 @@ class PresetDecl:
         checkpoint_stats: Task suite → a real checkpoint's action statistics on it, which
             the tiny checkpoint of a spec on that suite carries (see
             :mod:`vlagen.actionstats`).
+        stats_key: How real checkpoints key their statistics (``norm_stats``) for a task
+            suite, ``{suite}`` for its name: ``model.unnorm_key``'s default.
     """
 
     name: str
@@ -115,6 +117,7 @@ class PresetDecl:
     sized_by: str = ""
     gripper_closes: str = "high"
     checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
+    stats_key: str | None = None
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -250,6 +253,7 @@ PRESETS: dict[str, PresetDecl] = {
             backend="libero",
             actions={"delta_ee": 7},
             checkpoint_stats=LIBERO_OPENVLA_OFT,
+            stats_key="{suite}_no_noops",  # the RLDS datasets OpenVLA trains on
             needs_suite=True,
             signals=frozenset({"success"}),
             state_dims=(0, 8),

@@ -386,7 +386,9 @@ class Model(StrictModel):
     unnorm_key: Annotated[str, Field(max_length=200)] | None = Field(
         default=None,
         description="Key into the checkpoint's own action statistics (OpenVLA `norm_stats`), "
-        "used when `action.normalization` is not given.",
+        "used when `action.normalization` is not given. Default on preset libero for the "
+        "openvla families: the suite's RLDS dataset, `<env.task_suite>_no_noops`, the key "
+        "OpenVLA's LIBERO checkpoints name their statistics by.",
     )
     lora: Lora | None = Field(default=None, description="LoRA settings; none trains all weights.")
     value_head: bool = Field(

@@ -2,9 +2,10 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 """On the real LIBERO simulator (skipped where it is not installed): our observations as
 RLinf's LiberoEnv and siiRL's LIBERO code make them of the same simulator state,
-and the gripper: the action a checkpoint means as "open" (OpenVLA's training convention,
-gripper 1.0 = open, 0.0 = close) opens LIBERO's gripper on every path from action tokens to
-the simulator. All on one shared instance (``real_backend``)."""
+and the gripper: the action a checkpoint means as "open" (in its convention,
+``model.action.gripper``: OpenVLA's training data has 1.0 = open, 0.0 = close) opens LIBERO's
+gripper on every path from action tokens to the simulator. All on one shared instance
+(``real_backend``)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,24 @@ from simulator import core
 from libero_openvla_oft import smoke
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
 from libero_openvla_oft.model import Policy, build_tiny
-from libero_openvla_oft.model.action_tokens import FIRST_TOKEN, ActionTokenizer
+from libero_openvla_oft.model.action_tokens import (
+    FIRST_TOKEN,
+    GRIPPER,
+    ActionTokenizer,
+    Normalizer,
+)
 from libero_openvla_oft.spec import SPEC
 
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 NOOP = np.array([0.0] * (DIM - 1) + [-1.0])  # LIBERO's: no motion, gripper open
-#: the gripper value of the action token a checkpoint trained on OpenVLA's data emits
-CLOSE, OPEN = 0.0, 1.0
+#: What a checkpoint means as (open, close) on its gripper channel, by its convention: the
+#: facts, written out here rather than taken from the code under test
+CHECKPOINT_GRIPPER = {
+    "rlds": (1.0, 0.0),
+    "close_positive": (-1.0, 1.0),
+    "open_positive": (1.0, -1.0),
+}
+OPEN, CLOSE = CHECKPOINT_GRIPPER[GRIPPER]
 #: env steps closing (the fingers settle within them), then opening
 CLOSING, OPENING = 16, 8
 CLOSES = math.ceil(CLOSING / STEPS_PER_DECISION)
@@ -37,15 +49,33 @@ SCHEDULE = (CLOSE,) * CLOSES + (OPEN,) * math.ceil(OPENING / STEPS_PER_DECISION)
 OPENS_BY = 0.01
 
 
-def opening(state: np.ndarray) -> float:
-    """The distance between the fingers: ``robot0_gripper_qpos`` is state[6:8]."""
-    return float(state[6] - state[7])
+def fingers(backend: Any, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The distance between the fingers (``robot0_gripper_qpos``) after every simulator
+    step, read from what LIBERO returns whatever the spec's state holds (on the class: a
+    reset may build a new env)."""
+    seen: list[float] = []
+    simulator = type(backend.env)
+    step = simulator.step
+
+    def spy(self: Any, action: np.ndarray) -> tuple:
+        out = step(self, action)
+        qpos = out[0]["robot0_gripper_qpos"]
+        seen.append(float(qpos[0] - qpos[1]))
+        return out
+
+    monkeypatch.setattr(simulator, "step", spy)
+    return seen
 
 
-def tokens(gripper: float, rows: int = 1) -> torch.Tensor:
-    """Action tokens ``[rows, CHUNK * DIM]``: no motion, ``gripper`` on the last channel."""
+def tokens(
+    gripper: float, rows: int = 1, normalizer: Normalizer | None = None
+) -> torch.Tensor:
+    """Action tokens ``[rows, CHUNK * DIM]``: no motion, ``gripper`` (in the checkpoint's
+    units) on the last channel, normalized where the statistics cover it."""
     values = torch.zeros(rows, CHUNK, DIM)
     values[..., -1] = gripper
+    if normalizer is not None:
+        values = normalizer.normalize(values)
     return ActionTokenizer().encode(values).view(rows, CHUNK * DIM)
 
 
@@ -61,7 +91,10 @@ def forcing(policy: Policy, schedule: Iterator[float]) -> Callable[..., Any]:
         logits = scores(hidden)
         width = logits.shape[1] if logits.dim() == 3 else 1
         if decision["at"] == 0:
-            decision["index"] = tokens(next(schedule), logits.shape[0]) - FIRST_TOKEN
+            rows = logits.shape[0]
+            decision["index"] = (
+                tokens(next(schedule), rows, policy.normalizer) - FIRST_TOKEN
+            )
         at = decision["at"]
         index = decision["index"][:, at : at + width].reshape(logits.shape[:-1])
         decision["at"] = (at + width) % (CHUNK * DIM)
@@ -127,15 +160,16 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
 
 
 def test_open_opens_the_gripper_through_the_policy_core(
-    real_backend: Any, policy: Policy
+    real_backend: Any, policy: Policy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Policy.decode of the checkpoint's tokens, then the env core."""
     openings = []
     with core(real_backend) as env:
         env.reset()
+        seen = fingers(real_backend, monkeypatch)
         for gripper in SCHEDULE:
-            obs = env.step(policy.decode(tokens(gripper)).numpy())[0]
-            openings.append(opening(obs["state"][0]))
+            env.step(policy.decode(tokens(gripper, 1, policy.normalizer)).numpy())
+            openings.append(seen[-1])
     assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings
 
 
@@ -149,10 +183,11 @@ def test_open_opens_the_gripper_through_smoke(
     steps = STEPS_PER_DECISION * (len(SCHEDULE) + 1)
     with core(real_backend, max_episode_steps=steps) as env:
         step = env.step
+        seen = fingers(real_backend, monkeypatch)
 
         def recording(actions: np.ndarray) -> tuple:
             out = step(actions)
-            openings.append(opening(out[0]["state"][0]))
+            openings.append(seen[-1])
             return out
 
         monkeypatch.setattr(env, "step", recording)
@@ -198,13 +233,14 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
     EnvOutput = import_rlinf("rlinf.data.embodied_io_struct").EnvOutput
     prepare = import_rlinf("rlinf.envs.action_utils").prepare_actions
     obs, _ = env.reset()
+    seen = fingers(real_backend, monkeypatch)
     openings = []
     for _ in SCHEDULE:
         env_obs = EnvOutput(obs=obs).to_dict()["obs"]
         actions, _ = model.predict_action_batch(env_obs=env_obs, do_sample=True)
         chunk = prepare(actions, ENV_TYPE, MODEL_TYPE, CHUNK, DIM)
         obs = env.chunk_step(chunk)[0][-1]
-        openings.append(opening(obs["states"][0].numpy()))
+        openings.append(seen[-1])
     env.close()
     assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings
 
@@ -235,9 +271,10 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
         num_envs=1, max_steps=STEPS_PER_DECISION * (len(SCHEDULE) + 1)
     )
     adapter._blocking_reset(task_ids=[0], trial_ids=[0])
+    seen = fingers(real_backend, monkeypatch)
     openings = []
     for gripper in SCHEDULE:
-        index = tokens(gripper)
+        index = tokens(gripper, 1, policy.normalizer)
         logits = torch.full((1, CHUNK * DIM, HEAD), -1e4)
         logits.scatter_(-1, index.unsqueeze(-1), 0.0)
         monkeypatch.setattr(model, "forward", lambda *a, logits=logits, **k: logits)
@@ -250,8 +287,7 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
             unnorm_key=SPEC.model.unnorm_key,
             temperature=1.0,
         )
-        obs = adapter._blocking_step({"actions": actions, "indices": [0]})[0]["obs"]
-        qpos = obs["robot0_gripper_qpos"]
-        openings.append(float(qpos[0] - qpos[1]))
+        adapter._blocking_step({"actions": actions, "indices": [0]})
+        openings.append(seen[-1])
     adapter.close()
     assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings

@@ -169,20 +169,37 @@ def test_the_setup_command_writes_the_original_config_and_says_where(
     assert config["bddl_files"] == str(root / "bddl_files")
     assert config["datasets"] == str(root.parent / "datasets")
     libero_setup.prepare()  # the original now imports without asking
-    path.write_text("datasets: /data/libero\n")
+    edited = path.read_text() + "# edited by hand\n"
+    path.write_text(edited)
     assert libero_setup.main([]) == 0
-    assert path.read_text() == "datasets: /data/libero\n"  # one that exists is kept
+    assert path.read_text() == edited  # one that exists is kept
 
 
 def test_the_original_config_pointing_at_missing_assets_is_refused(
     home, root, tmp_path, monkeypatch
 ) -> None:
     _as(monkeypatch, "libero", root)
-    _override(home / ".libero" / "config.yaml", assets=tmp_path / "gone")
+    paths = libero_setup.default_config(root)
+    _override(
+        home / ".libero" / "config.yaml", **{**paths, "assets": tmp_path / "gone"}
+    )
     with pytest.raises(
         SimulatorMissingError, match=f"point `assets` in .* or install {PRO}"
     ):
         libero_setup.prepare()
+
+
+def test_an_original_config_without_a_path_libero_reads_is_refused(
+    home, root, monkeypatch, capsys
+) -> None:
+    """The original LIBERO asserts every key it looks up is in the file: in each env worker."""
+    _as(monkeypatch, "libero", root)
+    path = _override(home / ".libero" / "config.yaml", benchmark_root=root)
+    with pytest.raises(SimulatorMissingError) as raised:
+        libero_setup.prepare()
+    assert f"{path} has no `assets`, `bddl_files`, `init_states`: " in str(raised.value)
+    assert libero_setup.main([]) == 2
+    assert "has no `assets`" in capsys.readouterr().err
 
 
 def test_without_libero_nothing_is_checked_and_the_command_says_what_to_install(

@@ -283,6 +283,28 @@ def test_build_policy_refuses_a_model_config_it_is_not(
         build_policy(cfg, torch.float32)
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        (
+            "actor.model.model_type",
+            "openvla_oft",
+        ),  # RLinf's own: its gripper is unconverted
+        ("env.train.env_type", "libero"),
+        ("env.eval.env_type", "maniskill"),
+    ],
+)
+def test_training_refuses_another_model_or_env_type_before_ray_starts(
+    key: str, value: str
+) -> None:
+    from libero_openvla_oft.targets.rlinf.train import run
+
+    cfg = config()
+    OmegaConf.update(cfg, key, value)
+    with pytest.raises(ValueError, match=f"{key}={value!r} \\(this package's: "):
+        run(cfg)
+
+
 def test_a_foreign_rlinf_ext_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(EXT_VAR, "someone_else.ext")
     with pytest.raises(

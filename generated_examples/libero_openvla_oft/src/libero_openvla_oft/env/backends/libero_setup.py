@@ -104,8 +104,18 @@ def read_config(path: Path) -> dict[str, object]:
 
 def check_config(path: Path, distribution: str) -> None:
     """Raise :class:`SimulatorMissingError` where the config at ``path`` points a key the
-    backend reads at a folder without what LIBERO needs there."""
-    for key, folder in read_config(path).items():
+    backend reads at a folder without what LIBERO needs there, or, for the original LIBERO
+    (which takes every path from the file and asserts each key is there), lacks the key."""
+    config = read_config(path)
+    missing = [key for key in NEEDS if key not in config]
+    if distribution != PRO and missing:
+        raise SimulatorMissingError(
+            f"LIBERO's config file {path} has no {', '.join(f'`{k}`' for k in missing)}: the "
+            f"original LIBERO ({distribution}) reads every path from it and stops without "
+            f"one; add the line(s), or move the file aside and write it again with: "
+            f"{SETUP_COMMAND}"
+        )
+    for key, folder in config.items():
         if key not in NEEDS:
             continue
         need = Path(str(folder), NEEDS[key])

@@ -18,7 +18,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from . import import_rlinf
+from . import ENV_TYPE, MODEL_TYPE, import_rlinf
 from .register import export_ext_module, register
 
 CONFIG_NAME = "config"
@@ -34,8 +34,31 @@ def _load(path: str) -> Any:
     return getattr(import_rlinf(module), name)
 
 
+def check_types(cfg: DictConfig) -> None:
+    """This package's env takes the canonical actions this package's policy decodes (its
+    gripper converted from the checkpoint's convention); RLinf's ``prepare_actions`` passes
+    them to ``ENV_TYPE`` untouched. Another model type (one of RLinf's own, whose gripper is
+    in its training convention) or env type breaks that pairing silently, so it stops here."""
+    wrong = [
+        f"{key}={value!r} (this package's: {ours!r})"
+        for key, value, ours in (
+            ("actor.model.model_type", cfg.actor.model.model_type, MODEL_TYPE),
+            ("env.train.env_type", cfg.env.train.env_type, ENV_TYPE),
+            ("env.eval.env_type", cfg.env.eval.env_type, ENV_TYPE),
+        )
+        if str(value) != ours
+    ]
+    if wrong:
+        raise ValueError(
+            f"{'; '.join(wrong)}: the env and the policy of this package go together "
+            "(the policy decodes actions into the units the env takes); to train another "
+            "model or env, use RLinf's own example configs"
+        )
+
+
 def run(cfg: DictConfig) -> None:
     """Validate ``cfg`` with RLinf and run the embodied training loop."""
+    check_types(cfg)
     export_ext_module()
     register()
     cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
