@@ -17,6 +17,7 @@ from .backbones import BACKBONES
 from .envplan import control_bounds
 from .errors import Issue, closest
 from .families import FAMILIES, SPECIAL_TOKENS
+from .gripper import has_gripper
 from .gymids import gymnasium_id_issues
 from .plan import GENERATED_MODULES
 from .presets import PRESETS, PresetDecl
@@ -100,7 +101,7 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
             f"{model.bins} bins give {model.bins - 1} distinct values (OpenVLA's scheme: "
             f"bins edges, bins - 1 centres), too few for env.action.choices ({env.choices})",
         )
-    if model.gripper is not None and env.kind != "delta_ee":
+    if model.gripper is not None and not has_gripper(env):
         yield Issue(
             ("model", "action", "gripper"),
             f"env.action.kind {env.kind!r} has no gripper channel (only delta_ee's last "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .gripper import has_gripper
 from .presets import (
     GYMNASIUM,
     GYMNASIUM_EXTRAS,
@@ -289,7 +290,7 @@ def gripper_ends(
     """What the canonical -1 and +1 map to, per channel: the control bounds, with a delta_ee
     action's gripper channel (the last) ordered so that +1 (close) reaches the bound that
     closes the preset's gripper, -1 (open) the one that opens it."""
-    if action.kind != "delta_ee" or preset.gripper_closes == "high":
+    if not has_gripper(action) or preset.gripper_closes == "high":
         return list(low), list(high)
     return [*low[:-1], high[-1]], [*high[:-1], low[-1]]
 
@@ -325,7 +326,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         else:
             low, high = control_bounds(action, preset)
         action_low, action_high = gripper_ends(action, preset, low, high)
-        gripper = action.kind == "delta_ee" and action.binarize_gripper
+        gripper = has_gripper(action) and action.binarize_gripper
         mapping = "discrete" if action.kind == "discrete" else "gripper" if gripper else "scale"
         shape = (action.dim,)
     return EnvPlan(
@@ -346,7 +347,7 @@ def make_env_plan(env: Env, chunk: int, package: str) -> EnvPlan:
         backend_class=name or None,
         scaffold=scaffold_path(env.backend_class, package),
         cameras=tuple(env.cameras),
-        gripper_closes=preset.gripper_closes if action.kind == "delta_ee" else None,
+        gripper_closes=preset.gripper_closes if has_gripper(action) else None,
     )
 
 

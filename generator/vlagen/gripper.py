@@ -12,8 +12,17 @@ applied once, by the policy core, after un-normalizing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["CONVENTIONS", "GripperConvention"]
+if TYPE_CHECKING:
+    from .spec import EnvAction
+
+__all__ = ["CONVENTIONS", "GripperConvention", "has_gripper"]
+
+
+def has_gripper(action: EnvAction) -> bool:
+    """Whether an ``env.action`` ends in a gripper channel (only delta_ee's does)."""
+    return action.kind == "delta_ee"
 
 
 @dataclass(frozen=True)

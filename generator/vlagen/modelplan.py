@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from .actionstats import ActionStats, symmetric
 from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
-from .gripper import CONVENTIONS, GripperConvention
+from .gripper import CONVENTIONS, GripperConvention, has_gripper
 from .presets import PRESETS
-from .spec import Env, Lora, Model, Spec, scaffold_path
+from .spec import Lora, Model, Spec, scaffold_path
 
 __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 
@@ -109,15 +109,9 @@ def resolve_model(spec: Spec) -> Model:
         cameras = spec.env.cameras
         main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
         update["cameras"] = [main]
-    if has_gripper(spec.env) and model.action.gripper is None:
-        gripper = FAMILIES[model.family].gripper
-        update["action"] = model.action.model_copy(update={"gripper": gripper})
+    if has_gripper(spec.env.action) and model.action.gripper is None:
+        update["action"] = model.action.model_copy(update={"gripper": family.gripper})
     return model.model_copy(update=update) if update else model
-
-
-def has_gripper(env: Env) -> bool:
-    """Whether the env's action ends in a gripper channel (only delta_ee's does)."""
-    return env.action.kind == "delta_ee"
 
 
 def tiny_stats(spec: Spec) -> tuple[ActionStats, str]:

@@ -16,8 +16,8 @@ Before LIBERO is first imported, :mod:`.libero_setup` checks, writing nothing, t
 not ask on the terminal and that the paths it reads hold its scenes and the suite.
 
 With ``env.libero.fast_render`` (here False) every material's
-reflectance is set to 0 after the scene is built and after every reset (which reloads the
-model): no reflection pass when rendering, images that differ from the default ones where
+reflectance is set to 0 after every reset (a reset reloads the model, and every scene built
+is reset before use): no reflection pass when rendering, images that differ from the default ones where
 the table and floor reflect.
 """
 

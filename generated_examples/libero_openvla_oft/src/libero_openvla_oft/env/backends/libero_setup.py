@@ -22,6 +22,7 @@ that does, this module run as a script, which says where it writes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import importlib.util
 import json
@@ -174,11 +175,11 @@ def write_config(path: Path, root: Path) -> None:
     text = "".join(
         f"{key}: {json.dumps(value)}\n" for key, value in default_config(root).items()
     )
-    try:
-        with path.open("x", encoding="utf-8") as stream:
-            stream.write(text)
-    except FileExistsError:
-        pass
+    with (
+        contextlib.suppress(FileExistsError),
+        path.open("x", encoding="utf-8") as stream,
+    ):
+        stream.write(text)  # "x": a file written meanwhile, by another process, is kept
 
 
 def main(argv: list[str] | None = None) -> int:
