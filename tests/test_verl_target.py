@@ -299,7 +299,8 @@ def test_verl_installs_from_a_checkout() -> None:
     plan = _plan(_data())
     decl = plan.target("verl").decl
     assert decl.source is not None and decl.source.tag == "v0.7.1"
-    assert plan.framework_test_installs == []
+    assert "verl==0.7.1" not in plan.framework_test_installs  # the checkout, not the wheel
+    assert plan.framework_test_installs == list(plan.model.test_installs)  # OpenVLA's code
     assert plan.framework_sources == [decl.source]
     assert plan.extras["verl"][0] == "verl==0.7.1"
     assert {"datasets", "torchdata", "gymnasium"} <= set(plan.extras["verl"])

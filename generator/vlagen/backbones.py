@@ -43,6 +43,12 @@ class BackboneDecl:
     """(start, placeholder, end) tokens around each image; the placeholder repeats once per
     merged patch. None: the placeholders go after the first token (LLaVA's layout)."""
     chat: tuple[str, str] = ("", "")  #: text before the images, and after the prompt
+    action_prefix: tuple[int, ...] = ()
+    """Token ids a token family's checkpoint saw between the prompt and its first action
+    token, appended to every prompt that does not already end with them. OpenVLA and
+    OpenVLA-OFT (Llama 2) were trained on ``... Out:`` + ``▁`` (id 29871) + action tokens:
+    their own ``predict_action``, RLinf and verl append 29871, and OFT's parallel decoding
+    reads the first action token's logits at that position."""
     tiny_model: str = "LlavaForConditionalGeneration"  #: transformers class of ``tiny.py``
     tiny_config: str = "LlavaConfig"
     tiny_text: dict[str, Any] = field(default_factory=dict)  #: tiny text-config extras
@@ -77,6 +83,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             default_vocab_size=32000,
             text_vocab=None,
             image_processor=None,
+            action_prefix=(29871,),
             summary="a fixed-size pixel tensor and an image placeholder block after BOS "
             "(OpenVLA/Prismatic, LLaVA, PaliGemma)",
         ),

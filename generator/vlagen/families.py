@@ -22,6 +22,14 @@ class FamilyDecl:
     normalization: bool  #: whether `model.action.normalization` applies
     summary: str
     gripper: str = "close_positive"  #: default `model.action.gripper` (vlagen.gripper)
+    lowercase_task: bool = False
+    """Whether the task text is lowercased into the prompt, as the family's checkpoints were
+    trained and are evaluated (OpenVLA's and OpenVLA-OFT's LIBERO scripts, RLinf, verl)."""
+    center_crop: float | None = None  #: default `model.center_crop`
+    reference: str | None = None
+    """The folder under siiRL's ``siirl/models/embodied/`` holding the family's checkpoints'
+    own modeling code, which the package's ``tests/test_model_reference.py`` decodes beside
+    the policy core (llava backbone, no state tokens)."""
 
     @property
     def token_based(self) -> bool:
@@ -39,6 +47,8 @@ FAMILIES: dict[str, FamilyDecl] = {
             normalization=True,
             summary="one action token at a time, each conditioned on the ones before",
             gripper="rlds",  # trained on Open X-Embodiment's RLDS data
+            lowercase_task=True,
+            reference="openvla",
         ),
         FamilyDecl(
             "openvla_oft",
@@ -47,6 +57,9 @@ FAMILIES: dict[str, FamilyDecl] = {
             normalization=True,
             summary="all chunk x dim action tokens in one forward pass over placeholders",
             gripper="rlds",  # fine-tuned on LIBERO's RLDS data, OpenVLA's convention
+            lowercase_task=True,
+            center_crop=0.9,  # trained with random crops of 90% of the area
+            reference="openvla_oft",
         ),
         FamilyDecl(
             "waypoint",

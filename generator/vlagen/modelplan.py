@@ -17,6 +17,7 @@ __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 TORCH_REQUIREMENT = "torch>=2.4,<3"
 TRANSFORMERS_REQUIREMENT = "transformers>=4.56,<6"  # `dtype=` in from_pretrained
 PEFT_REQUIREMENT = "peft>=0.13"
+REFERENCE_INSTALL = "siirl==0.2.0"  # vendors OpenVLA's and OpenVLA-OFT's modeling code
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class ModelPlan:
     gripper: GripperConvention | None  #: the checkpoint's, where the action has a gripper
     tiny_stats: ActionStats  #: what a tiny checkpoint holds under ``unnorm_key``
     tiny_stats_doc: str  #: where they come from, in words
+    action_prefix: tuple[int, ...]  #: ids between the prompt and the action tokens
+    lowercase_task: bool  #: the task text is lowercased into the prompt
+    center_crop: float | None  #: area fraction of the centre crop; None: the whole frame
 
     @property
     def tokens(self) -> int:
@@ -60,6 +64,17 @@ class ModelPlan:
         height, width = self.image_size
         side = self.backbone.image_multiple
         return (height // side) * (width // side)
+
+    @property
+    def reference(self) -> bool:
+        """Whether the package tests the policy core against the checkpoints' own code
+        (:attr:`FamilyDecl.reference`): a Prismatic checkpoint takes no state tokens."""
+        return self.family.reference is not None and not self.processor and not self.state_dim
+
+    @property
+    def test_installs(self) -> tuple[str, ...]:
+        """What the model's tests import beside the ``test`` extra, installed ``--no-deps``."""
+        return (REFERENCE_INSTALL,) if self.reference else ()
 
     @property
     def decoding(self) -> str:
@@ -141,6 +156,13 @@ def _stats(norm, dim: int):
     return tuple(norm.q01), tuple(norm.q99), tuple(mask)
 
 
+def action_prefix(backbone: BackboneDecl, first_token: int) -> tuple[int, ...]:
+    """The backbone's action prefix where its ids lie below the action tokens: a smaller
+    vocabulary is not the one the prefix belongs to (a tiny test vocabulary)."""
+    prefix = backbone.action_prefix
+    return prefix if all(i < first_token for i in prefix) else ()
+
+
 def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     """The plan of a resolved spec's model (:func:`resolve_model` ran)."""
     model = spec.model
@@ -149,9 +171,12 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     state_dim = (spec.env.state_dim or 0) if model.use_state else 0
     mean, std = model.image_mean, model.image_std
     stats, stats_doc = tiny_stats(spec)
+    backbone = BACKBONES[model.backbone]
+    crop = model.center_crop if model.center_crop is not None else family.center_crop
+    tokenized = family.token_based
     return ModelPlan(
         family=family,
-        backbone=BACKBONES[model.backbone],
+        backbone=backbone,
         chunk=model.action.chunk,
         dim=model.action.dim,
         bins=model.action.bins,
@@ -172,4 +197,9 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         gripper=CONVENTIONS[model.action.gripper] if model.action.gripper else None,
         tiny_stats=stats,
         tiny_stats_doc=stats_doc,
+        action_prefix=action_prefix(backbone, model.vocab_size - model.action.bins)
+        if tokenized
+        else (),
+        lowercase_task=family.lowercase_task,
+        center_crop=crop if crop is not None and crop < 1 else None,
     )

@@ -140,7 +140,7 @@ class Plan:
                 *t.decl.preset_test_installs.get(preset, ()),
             )
         ]
-        return list(dict.fromkeys(found))
+        return list(dict.fromkeys([*found, *self.model.test_installs]))
 
     @property
     def framework_sources(self) -> list[FrameworkSource]:
@@ -291,7 +291,10 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
         files.append(
             PlannedFile(f"src/{model.scaffold}", f"{tpl}/custom_module.py.jinja", Mode.SCAFFOLD)
         )
-    for name in ("test_model", "test_model_gpu", "test_closed_loop"):
+    tests = ["test_model", "test_model_gpu", "test_closed_loop"]
+    if model.reference:
+        tests.append("test_model_reference")
+    for name in tests:
         files.append(PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja"))
     return tuple(sorted(files, key=lambda f: f.path))
 

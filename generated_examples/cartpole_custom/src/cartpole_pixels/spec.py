@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "b4afd03a367a6647271e84884a38696f2030eb3ce64e2c85e265f047b61632dd"
+SPEC_HASH: Final = "421a927f065580f271eec88876c3a1dfcc5368a75d43a93846e4210f6ac87ec8"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("view",),
         image_mean=(0.5, 0.5, 0.5),
         image_std=(0.25, 0.25, 0.25),
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "4c9b4ca9fff3e9e747d4ddcd5dd2c97c25f430a4fc5972c86ec98336fbc69980"
+SPEC_HASH: Final = "fb505b2f28e508468c20c8023b2b7417d1515a163a02c8359f944a5401e99e0b"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("front",),
         image_mean=None,
         image_std=None,
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

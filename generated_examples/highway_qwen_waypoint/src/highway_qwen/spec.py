@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "9595334a8c1d238c73461e43539e89b96e95df69bcfa55a0ef56b55aa1bec0cf"
+SPEC_HASH: Final = "13d6f691327d516f67756f2e7b1247c98a3a63cca1b5038dd2a7da3440505291"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("front",),
         image_mean=None,
         image_std=None,
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "4bff035420a40e35884a759018f6b3176df4bc66484664d313bf27d7dec8b782"
+SPEC_HASH: Final = "31da2e549889047ce59dec38a57ad6b7e7ee96267e6a5f146c8762cc7607413f"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("agentview",),
         image_mean=None,
         image_std=None,
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "e96f43e6def4a90be9cb606d188b3a42556461a6446bf25a069ec9f39ec7893b"
+SPEC_HASH: Final = "d70b2eee19751043d9d7a5448bac94e15109433458b02fecc09da48f2d3060ec"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("front",),
         image_mean=None,
         image_std=None,
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "d47499a1da2688a0e4fe0865d1d7f030af83e72ba5f8473eadbc497ea0fec3d2"
+SPEC_HASH: Final = "7ec47573b946c7ab7a13d4388d1bca5a6e42efb9efae3d50784ad301bb053cdd"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -76,6 +76,7 @@ class Model:
     cameras: tuple[str, ...] | None
     image_mean: tuple[float, ...] | None
     image_std: tuple[float, ...] | None
+    center_crop: float | None
     use_state: bool
     state_normalization: Normalization | None
     attn_implementation: str | None
@@ -315,6 +316,7 @@ SPEC: Final = Spec(
         cameras=("top",),
         image_mean=None,
         image_std=None,
+        center_crop=None,
         use_state=False,
         state_normalization=None,
         attn_implementation=None,

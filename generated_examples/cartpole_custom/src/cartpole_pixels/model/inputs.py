@@ -23,6 +23,8 @@ from ..spec import SPEC
 CAMERAS = ("view",)
 IMAGE_SIZE = (100, 150)
 STATE_DIM = 0
+CENTER_CROP = None
+"""Area fraction of each frame's centre crop before the resize; None: the whole frame."""
 
 
 @dataclass
@@ -51,6 +53,19 @@ def prompts(tasks: Sequence[str]) -> list[str]:
     """The spec's prompt template filled with each env's task text."""
     template = SPEC.model.prompt_template
     return [template.format(task=task) for task in tasks]
+
+
+def center_crop(frames: Any) -> Any:
+    """The centre ``CENTER_CROP`` of the area of ``[..., H, W, 3]`` frames (a view; the
+    crop's sides are ``sqrt(CENTER_CROP)`` of the frame's, as OpenVLA-OFT's evaluation
+    crops), or the frames themselves without a crop."""
+    if CENTER_CROP is None:
+        return frames
+    height, width = frames.shape[-3], frames.shape[-2]
+    side = CENTER_CROP**0.5
+    crop_h, crop_w = max(1, round(height * side)), max(1, round(width * side))
+    top, left = (height - crop_h) // 2, (width - crop_w) // 2
+    return frames[..., top : top + crop_h, left : left + crop_w, :]
 
 
 def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
@@ -93,7 +108,10 @@ class ImagePreprocessor:
         self.device, self.dtype = device, dtype
 
     def __call__(self, obs: Mapping[str, Any]) -> torch.Tensor:
-        frames = [self._resized(to_device(obs[name], self.device)) for name in CAMERAS]
+        frames = [
+            self._resized(center_crop(to_device(obs[name], self.device)))
+            for name in CAMERAS
+        ]
         images = (
             torch.stack(frames, dim=1).float().unsqueeze(2)
         )  # [N, cameras, 1, 3, H, W]

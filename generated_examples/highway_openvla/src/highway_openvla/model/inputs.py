@@ -6,8 +6,10 @@ Images: each camera the model sees, uint8 ``[N, H, W, 3]``, is copied to the dev
 (pinned and non-blocking on CUDA), resized to ``IMAGE_SIZE`` with antialiasing, scaled to
 [0, 1] and normalized with each (mean, std) triple; cameras stack along the batch, so
 ``pixel_values`` is ``[N * len(CAMERAS), 3 * triples, H, W]``, camera-major within an env.
-Prompts: the spec's template filled with each env's task, tokenized once per distinct text
-(cached), the image placeholder tokens inserted after the first token, left-padded.
+Prompts: the spec's template filled with each env's task (lowercased, as the checkpoints were
+trained), tokenized once per distinct text (cached), the image placeholder tokens inserted after
+the first token, ``ACTION_PREFIX`` appended (what the checkpoint saw before its first action
+token), left-padded.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from ..spec import SPEC
 CAMERAS = ("front",)
 IMAGE_SIZE = (224, 224)
 STATE_DIM = 0
+CENTER_CROP = None
+"""Area fraction of each frame's centre crop before the resize; None: the whole frame."""
+ACTION_PREFIX = (29871,)
+"""Token ids between the prompt and the first action token, as the checkpoint was trained."""
 
 
 @dataclass
@@ -50,9 +56,23 @@ class ModelInputs:
 
 
 def prompts(tasks: Sequence[str]) -> list[str]:
-    """The spec's prompt template filled with each env's task text."""
+    """The spec's prompt template filled with each env's task text, lowercased (OpenVLA's
+    and OpenVLA-OFT's training and evaluation prompts; RLinf and verl do the same)."""
     template = SPEC.model.prompt_template
-    return [template.format(task=task) for task in tasks]
+    return [template.format(task=task.lower()) for task in tasks]
+
+
+def center_crop(frames: Any) -> Any:
+    """The centre ``CENTER_CROP`` of the area of ``[..., H, W, 3]`` frames (a view; the
+    crop's sides are ``sqrt(CENTER_CROP)`` of the frame's, as OpenVLA-OFT's evaluation
+    crops), or the frames themselves without a crop."""
+    if CENTER_CROP is None:
+        return frames
+    height, width = frames.shape[-3], frames.shape[-2]
+    side = CENTER_CROP**0.5
+    crop_h, crop_w = max(1, round(height * side)), max(1, round(width * side))
+    top, left = (height - crop_h) // 2, (width - crop_w) // 2
+    return frames[..., top : top + crop_h, left : left + crop_w, :]
 
 
 def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
@@ -95,7 +115,10 @@ class ImagePreprocessor:
         self.device, self.dtype = device, dtype
 
     def __call__(self, obs: Mapping[str, Any]) -> torch.Tensor:
-        frames = [self._resized(to_device(obs[name], self.device)) for name in CAMERAS]
+        frames = [
+            self._resized(center_crop(to_device(obs[name], self.device)))
+            for name in CAMERAS
+        ]
         images = (
             torch.stack(frames, dim=1).float().unsqueeze(2)
         )  # [N, cameras, 1, 3, H, W]
@@ -145,10 +168,16 @@ class PromptEncoder:
         self._cache: dict[str, list[int]] = {}
 
     def ids(self, prompt: str) -> list[int]:
-        """The ids of one prompt: its first token (BOS), the image placeholders, the rest."""
+        """The ids of one prompt: its first token (BOS), the image placeholders, the rest,
+        then ``ACTION_PREFIX`` unless the prompt already ends with it."""
         cached = self._cache.get(prompt)
         if cached is None:
             ids = self.tokenizer(prompt, add_special_tokens=True)["input_ids"]
+            if (
+                ACTION_PREFIX
+                and tuple(ids[len(ids) - len(ACTION_PREFIX) :]) != ACTION_PREFIX
+            ):
+                ids = [*ids, *ACTION_PREFIX]
             cached = self._cache[prompt] = [*ids[:1], *self.image_block, *ids[1:]]
         return cached
 

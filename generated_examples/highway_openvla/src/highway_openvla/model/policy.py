@@ -279,9 +279,8 @@ class Policy(torch.nn.Module):
             [inputs.attention_mask, torch.ones_like(tail)], dim=1
         )
         hidden, _ = self.backbone.hidden(feed)
-        action_hidden = hidden[
-            :, -TOKENS - 1 : -1
-        ]  # each position predicts the next token
+        # the position before each action token predicts it: teacher forcing
+        action_hidden = hidden[:, -TOKENS - 1 : -1]
         return self.backbone.action_logits(action_hidden), self._values(
             hidden[:, -TOKENS - 1]
         )

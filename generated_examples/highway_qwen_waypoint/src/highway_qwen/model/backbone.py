@@ -68,11 +68,16 @@ class Backbone:
     def hidden_size(self) -> int:
         return int(self.network.get_output_embeddings().weight.shape[1])
 
+    def embed(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """The input embeddings of token ids, to feed as ``inputs_embeds``."""
+        return self.network.get_input_embeddings()(input_ids)
+
     def hidden(
         self, inputs: dict[str, torch.Tensor], past: Any = None, cache: bool = False
     ) -> tuple[torch.Tensor, Any]:
-        """Last-layer hidden states ``[N, L, H]`` of ``inputs``, and the KV cache when
-        ``cache`` (pass it back as ``past`` to feed only new tokens)."""
+        """Last-layer hidden states ``[N, L, H]`` of ``inputs`` (``input_ids`` or
+        ``inputs_embeds``), and the KV cache when ``cache`` (pass it back as ``past`` to
+        feed only new tokens)."""
         if self.base is not None:
             keyword = cache_keyword(type(self.base))
             out = self.base(**inputs, **{keyword: past}, use_cache=cache)

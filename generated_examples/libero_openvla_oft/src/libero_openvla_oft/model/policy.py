@@ -239,8 +239,15 @@ class Policy(torch.nn.Module):
         feed["attention_mask"] = torch.cat(
             [inputs.attention_mask, torch.ones_like(tail)], dim=1
         )
+        embeds = self.backbone.embed(feed.pop("input_ids"))
+        # OpenVLA-OFT's placeholders carry no embedding: zeros, as the checkpoints were trained
+        feed["inputs_embeds"] = torch.cat(
+            [embeds[:, :-TOKENS], embeds.new_zeros(n, TOKENS, embeds.shape[-1])], dim=1
+        )
         hidden, _ = self.backbone.hidden(feed)
-        action_hidden = hidden[:, -TOKENS:]  # each placeholder predicts its own token
+        # the position before each action token predicts it: the last prompt
+        # token (ACTION_PREFIX) the first, placeholder k the (k+1)-th, as OpenVLA-OFT decodes
+        action_hidden = hidden[:, -TOKENS - 1 : -1]
         return self.backbone.action_logits(action_hidden), self._values(
             hidden[:, -TOKENS - 1]
         )

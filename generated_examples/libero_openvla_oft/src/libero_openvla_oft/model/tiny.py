@@ -19,7 +19,7 @@ import torch
 
 from ..spec import SPEC
 from .action_tokens import BINS, VOCAB_END
-from .inputs import IMAGE_SIZE
+from .inputs import ACTION_PREFIX, IMAGE_SIZE
 
 SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
 IMAGE_TOKEN = "<image>"
@@ -51,12 +51,16 @@ statistics on libero_spatial."""
 
 
 def _vocabulary() -> list[str]:
-    """Specials, the image token, the spec's prompt words, fillers, then action tokens."""
+    """Specials, the image token, the spec's prompt words, fillers, then action tokens;
+    Llama 2's ``▁`` at its id where the prompt ends with it (``ACTION_PREFIX``)."""
     text = f"{SPEC.model.prompt_template} {SPEC.env.task}"
     words = list(dict.fromkeys(re.findall(r"\w+|[^\w\s]+", text)))
     head = [*SPECIALS, IMAGE_TOKEN, *words][: VOCAB_END - BINS]
     fillers = [f"<w{i}>" for i in range(VOCAB_END - BINS - len(head))]
-    return [*head, *fillers, *(f"<a{i}>" for i in range(BINS))]
+    vocabulary = [*head, *fillers, *(f"<a{i}>" for i in range(BINS))]
+    for index in ACTION_PREFIX:
+        vocabulary[index] = "\u2581" if len(ACTION_PREFIX) == 1 else f"\u2581{index}"
+    return vocabulary
 
 
 def _tokenizer():

@@ -56,16 +56,26 @@ class Backbone:
     network: Any  #: the transformers model inside
     tokenizer: Any
     base: Any  #: ``network``'s base module, or None to run ``network`` itself
+    prismatic: bool = False
+    """Whether ``network`` is a Prismatic model (OpenVLA, OpenVLA-OFT): its image patches
+    are placed in the sequence here, not by its own forward (see :meth:`_prismatic`)."""
 
     @property
     def hidden_size(self) -> int:
         return int(self.network.get_output_embeddings().weight.shape[1])
 
+    def embed(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """The input embeddings of token ids, to feed as ``inputs_embeds``."""
+        return self.network.get_input_embeddings()(input_ids)
+
     def hidden(
         self, inputs: dict[str, torch.Tensor], past: Any = None, cache: bool = False
     ) -> tuple[torch.Tensor, Any]:
-        """Last-layer hidden states ``[N, L, H]`` of ``inputs``, and the KV cache when
-        ``cache`` (pass it back as ``past`` to feed only new tokens)."""
+        """Last-layer hidden states ``[N, L, H]`` of ``inputs`` (``input_ids`` or
+        ``inputs_embeds``), and the KV cache when ``cache`` (pass it back as ``past`` to
+        feed only new tokens)."""
+        if self.prismatic:
+            return self._prismatic(inputs, past, cache)
         if self.base is not None:
             keyword = cache_keyword(type(self.base))
             out = self.base(**inputs, **{keyword: past}, use_cache=cache)
@@ -80,6 +90,53 @@ class Backbone:
         """Float32 logits ``[..., BINS]`` over the action tokens of hidden states."""
         rows = self.network.get_output_embeddings().weight[FIRST_TOKEN:VOCAB_END]
         return hidden.float() @ rows.float().T
+
+    def _prismatic(
+        self, inputs: dict[str, torch.Tensor], past: Any, cache: bool
+    ) -> tuple[torch.Tensor, Any]:
+        """Prismatic's multimodal sequence, laid out as its checkpoints were trained: each
+        row's image patches right after its first attended token (BOS), positions counting
+        attended tokens only. The checkpoint's own forward puts the patches after position
+        0 — padding, in a left-padded batch — and numbers positions across the padding; RLinf's
+        batched OpenVLA moves BOS to the front and counts positions as here."""
+        net = self.network
+        mask = inputs["attention_mask"]
+        embeds = inputs.get("inputs_embeds")
+        if embeds is None:
+            embeds = self.embed(inputs["input_ids"])
+        n, new, width = embeds.shape
+        if past is None:
+            pixels = inputs["pixel_values"]
+            pixels = pixels.reshape(
+                n, -1, *pixels.shape[-2:]
+            )  # cameras stack on channels
+            patches = net.projector(net.vision_backbone(pixels)).to(embeds.dtype)
+            count = patches.shape[1]
+        else:
+            count = past.get_seq_length() + new - mask.shape[1]
+        total = mask.shape[1] + count
+        first = mask.argmax(dim=1, keepdim=True)  # BOS, after any left padding
+        j = torch.arange(total, device=mask.device).unsqueeze(0)
+        source = torch.where(
+            j <= first,
+            j,
+            torch.where(j <= first + count, mask.shape[1] + j - first - 1, j - count),
+        )  # index into [text, patches]: text up to BOS, the patches, the rest of the text
+        full_mask = torch.cat([mask, mask.new_ones(n, count)], dim=1).gather(1, source)
+        if past is None:
+            both = torch.cat([embeds, patches], dim=1)
+            embeds = both.gather(1, source.unsqueeze(-1).expand(n, -1, width))
+        positions = (full_mask.cumsum(1) - 1).clamp(min=0)[:, -embeds.shape[1] :]
+        decoder = net.language_model.model
+        keyword = cache_keyword(type(decoder))
+        out = decoder(
+            inputs_embeds=embeds,
+            attention_mask=full_mask,
+            position_ids=positions,
+            **{keyword: past},
+            use_cache=cache,
+        )
+        return out.last_hidden_state, getattr(out, keyword)
 
     def image_tokens(self, pixel_values: torch.Tensor) -> tuple[int | None, int]:
         """The image placeholder id and how many a prompt carries per image: the length of
@@ -150,7 +207,16 @@ def load_backbone(
     base = network.base_model
     base = None if base is network else base
     model: torch.nn.Module = network
-    return Backbone(model=model, network=network, tokenizer=tokenizer, base=base)
+    prismatic = all(
+        hasattr(network, a) for a in ("vision_backbone", "projector", "language_model")
+    )
+    return Backbone(
+        model=model,
+        network=network,
+        tokenizer=tokenizer,
+        base=base,
+        prismatic=prismatic,
+    )
 
 
 def image_statistics(checkpoint: str) -> tuple[list[float], list[float]]:
