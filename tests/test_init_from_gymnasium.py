@@ -137,7 +137,8 @@ def test_cartpole_discrete_actions_and_the_rendered_frame(runner, tmp_path) -> N
     assert env["gymnasium"] == {"id": "CartPole-v1", "kwargs": {"render_mode": "rgb_array"}}
     assert '    id: "CartPole-v1"\n' in text  # text from the env is a quoted scalar
     assert env["action"] == {"kind": "discrete", "choices": int(action.n)}
-    assert data["model"]["action"] == {"dim": 1, "chunk": 1, "bins": 256}
+    assert data["model"]["action"] == {"dim": 1, "chunk": 1, "bins": int(action.n)}
+    assert "one token per choice" in _prose(text)
     assert _camera(data) == {"name": "view", "height": frame[0], "width": frame[1], "role": "main"}
     assert env["max_episode_steps"] == gym.spec("CartPole-v1").max_episode_steps
     # A flat vector observation: the gymnasium backend reads a state only from a Dict key.

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
 
 from conftest import MINIMAL_SPEC, REPO, spec_errors
+from vlagen.api import generate
+from vlagen.load import load_spec_text
 
 
 def _spec(**model: Any) -> dict:
@@ -53,13 +56,57 @@ def test_a_family_the_env_action_kind_cannot_use() -> None:
     )
 
 
-def test_bins_too_few_for_the_discrete_choices() -> None:
+def _discrete(**action: Any) -> dict:
     data = _spec()
-    data["model"]["action"].update(dim=1, bins=5)
+    data["model"]["action"].update(dim=1, **action)
     data["env"]["action"] = {"kind": "discrete", "choices": 5}
+    return data
+
+
+@pytest.mark.parametrize("bins", [3, 6, 256])
+def test_discrete_bins_other_than_the_choices_exit_2_and_write_nothing(
+    bins: int, runner, spec_file, tmp_path
+) -> None:
+    """One action token per choice: bins that differ from env.action.choices (too few, one
+    more as OpenVLA's edges would need, the default written out) are a located error."""
+    from vlagen.cli import main
+
+    data = _discrete(bins=bins)
+    message = (
+        "spec.yaml:11:11: model.action.bins: a discrete env action has one action token per "
+        f"choice, so bins must equal env.action.choices (5); got {bins}. Set it to 5 or leave "
+        "it out"
+    )
+    assert spec_errors(data) == [message]
+    out = tmp_path / "out"
+    path = spec_file(yaml.safe_dump(data, sort_keys=False))
+    result = runner.invoke(main, ["new", str(path), "-o", str(out)])
+    assert result.exit_code == 2
+    assert message.replace("spec.yaml", str(path)) in result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_discrete_bins_unset_are_the_choices_and_reach_the_policy_core() -> None:
+    spec = load_spec_text(yaml.safe_dump(_discrete(), sort_keys=False), "spec.yaml").spec
+    assert spec.model.action.bins == 5
+    tree = generate(spec).tree
+    tokens = tree["src/tiny_vla/model/action_tokens.py"].content.decode()
+    assert "\nBINS = 5\n" in tokens and "self.levels = torch.linspace(-1.0, 1.0, BINS" in tokens
+    assert "\nCHOICES = 5  " in tree["tests/test_model.py"].content.decode()
+    assert load_spec_text(yaml.safe_dump(_discrete(bins=5)), "spec.yaml").spec == spec
+
+
+def test_discrete_choices_take_no_statistics() -> None:
+    data = _discrete(normalization={"q01": [-0.5], "q99": [0.5]})
+    data["model"]["unnorm_key"] = "bridge_orig"
     assert spec_errors(data) == [
-        "spec.yaml:11:11: model.action.bins: 5 bins give 4 distinct values (OpenVLA's scheme: "
-        "bins edges, bins - 1 centres), too few for env.action.choices (5)"
+        "spec.yaml:12:7: model.action.normalization: a discrete env action's tokens decode to "
+        "its choices exactly; statistics would move them between choices. Drop the "
+        "normalization",
+        "spec.yaml:16:15: model.unnorm_key: a discrete env action's tokens decode to its "
+        "choices exactly; a checkpoint's statistics would move them between choices. Drop "
+        "unnorm_key",
     ]
 
 

@@ -52,11 +52,12 @@ VARIANTS = {
             "rewards": [{"name": "success", "source": "success"}],
         },
     ),
-    # Autoregressive decoding with LoRA on highway's discrete meta-actions.
+    # Autoregressive decoding with LoRA on highway's discrete meta-actions: one action token
+    # per choice (bins unset: the 5 choices).
     "openvla_discrete_lora": _spec(
         {
             "vocab_size": 400,
-            "action": {"dim": 1, "chunk": 1, "bins": 16},
+            "action": {"dim": 1, "chunk": 1},
             "lora": {"rank": 4, "target_modules": ["q_proj", "v_proj"]},
         },
         {"action": {"kind": "discrete", "choices": 5}},

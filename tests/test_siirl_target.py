@@ -82,6 +82,16 @@ def test_openvla_chunks_longer_than_one() -> None:
     assert "set chunk: 1 or use openvla_oft (7 x 8), got chunk 4" in line
 
 
+def test_a_discrete_action_siirl_would_decode_to_bin_centres() -> None:
+    data = _siirl()
+    data["model"]["action"]["dim"] = 1
+    data["env"]["action"] = {"kind": "discrete", "choices": 5}
+    (line,) = spec_errors(data)
+    assert line.startswith("spec.yaml:21:11: env.action.kind: siiRL 0.2 (targets[0]) decodes ")
+    assert "to OpenVLA's bin centres (embodied_rollout.py" in line
+    assert "cannot give a discrete action one token per choice" in line
+
+
 def test_ppo_srpo_without_success_and_too_few_envs() -> None:
     data = _siirl("gae")
     data["training"]["group_size"] = 3

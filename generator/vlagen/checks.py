@@ -95,12 +95,8 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
             f"a waypoint policy predicts env.action.num_waypoints ({env.num_waypoints}) "
             f"points per decision; set model.action.chunk to it (got {model.chunk})",
         )
-    if env.kind == "discrete" and model.bins - 1 < env.choices:
-        yield Issue(
-            ("model", "action", "bins"),
-            f"{model.bins} bins give {model.bins - 1} distinct values (OpenVLA's scheme: "
-            f"bins edges, bins - 1 centres), too few for env.action.choices ({env.choices})",
-        )
+    if env.kind == "discrete":
+        yield from _discrete_tokens(spec)
     if model.gripper is not None and not has_gripper(env):
         yield Issue(
             ("model", "action", "gripper"),
@@ -132,6 +128,31 @@ def _check_action(spec: Spec) -> Iterator[Issue]:
                     f"{value} is outside [-1, 1]: action statistics are in the env's canonical "
                     "units, which the env core scales to the simulator's bounds",
                 )
+
+
+def _discrete_tokens(spec: Spec) -> Iterator[Issue]:
+    """A discrete env action takes one action token per choice, each decoding to exactly its
+    choice: as many tokens as choices, and no statistics moving a choice's value."""
+    model, env = spec.model, spec.env.action
+    if model.action.bins != env.choices:
+        yield Issue(
+            ("model", "action", "bins"),
+            f"a discrete env action has one action token per choice, so bins must equal "
+            f"env.action.choices ({env.choices}); got {model.action.bins}. Set it to "
+            f"{env.choices} or leave it out",
+        )
+    if model.action.normalization is not None:
+        yield Issue(
+            ("model", "action", "normalization"),
+            "a discrete env action's tokens decode to its choices exactly; statistics would "
+            "move them between choices. Drop the normalization",
+        )
+    if model.unnorm_key is not None:
+        yield Issue(
+            ("model", "unnorm_key"),
+            "a discrete env action's tokens decode to its choices exactly; a checkpoint's "
+            "statistics would move them between choices. Drop unnorm_key",
+        )
 
 
 def _statistics(stats: Normalization, loc: tuple, dims: int, source: str) -> Iterator[Issue]:

@@ -232,12 +232,12 @@ def _read(
             block["state_key"] = state_key
         block_note = "what the gymnasium backend makes: `gymnasium.make(id, **kwargs)`"
     dim = action.value.get("dim", 1)
-    choices = action.value.get("choices", 0)
-    bins = max(DEFAULT_BINS, choices + 1)
+    choices = action.value.get("choices")
+    bins = choices or DEFAULT_BINS
     model_action = Inferred(
         {"dim": dim, "chunk": 1, "bins": bins},
         "dim must equal what env.action takes; one step per decision; "
-        + ("256 bins per dimension" if bins == DEFAULT_BINS else f"{bins} bins: above the choices"),
+        + (f"{bins} bins per dimension" if choices is None else "one token per choice"),
     )
     return GymStarter(
         env_id=env_id,

@@ -26,7 +26,8 @@ class ModelPlan:
     backbone: BackboneDecl
     chunk: int
     dim: int
-    bins: int
+    bins: int  #: action tokens per dimension: the choices of a discrete env action
+    discrete: bool  #: the env action is discrete: token ``vocab_end - 1 - k`` is choice ``k``
     vocab_end: int  #: one past the last action token id (bins for a custom module)
     cameras: tuple[str, ...]  #: env cameras the model sees, in order
     image_size: tuple[int, int]
@@ -180,6 +181,7 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         chunk=model.action.chunk,
         dim=model.action.dim,
         bins=model.action.bins,
+        discrete=spec.env.action.kind == "discrete",
         vocab_end=model.vocab_size if family.token_based else model.action.bins,
         cameras=tuple(model.cameras or ()),
         image_size=tuple(model.image_size),

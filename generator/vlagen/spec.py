@@ -50,6 +50,8 @@ MAX_NAME = 100
 (``<name>-<version>.dist-info``, ``src/<package>/``) must fit a file system's 255 bytes."""
 MAX_VERSION = 64
 """Longest version text (``<name>-<version>-py3-none-any.whl`` fits 255 bytes)."""
+MAX_BINS = 4096
+"""Most action tokens per dimension, and so most choices of a discrete action channel."""
 
 
 class StrictModel(BaseModel):
@@ -276,9 +278,12 @@ class ModelAction(StrictModel):
         default=1,
         description="Steps predicted per decision (RLinf `num_action_chunks`); 1 to 1024.",
     )
-    bins: Annotated[int, Field(ge=2, le=4096)] = Field(
+    bins: Annotated[int, Field(ge=2, le=MAX_BINS)] = Field(
         default=256,
-        description="Discretization bins per dimension for token-based families; 2 to 4096.",
+        description="Action tokens per dimension; 2 to 4096. Continuous actions: OpenVLA's "
+        "bins, `bins` edges over [-1, 1] giving `bins - 1` values (default 256). A discrete "
+        "env action (`env.action.kind: discrete`): one token per choice, so `bins` must equal "
+        "`env.action.choices`; unset, it is `env.action.choices`.",
     )
     normalization: Normalization | None = Field(
         default=None, description="Statistics to un-normalize actions; none means identity."
@@ -377,7 +382,9 @@ class Model(StrictModel):
     )
     use_state: bool = Field(
         default=False,
-        description="Append the env's proprio state to the prompt as `action.bins` tokens.",
+        description="Append the env's proprio state to the prompt as action tokens, each "
+        "value binned as an action value is (a discrete env action's tokens are its choices, "
+        "so there each value rounds to one of `env.action.choices` levels).",
     )
     state_normalization: Normalization | None = Field(
         default=None, description="Statistics mapping the state to [-1, 1] before binning."
@@ -603,7 +610,7 @@ class DiscreteAction(StrictModel):
 
     kind: Literal["discrete"] = Field(description="Selects this action kind.")
     dim: Count(1024) = Field(default=1, description="Number of discrete channels; 1 to 1024.")
-    choices: Annotated[int, Field(ge=2, le=4096)] = Field(
+    choices: Annotated[int, Field(ge=2, le=MAX_BINS)] = Field(
         description="Choices per channel; 2 to 4096."
     )
 
@@ -874,3 +881,21 @@ class Spec(StrictModel):
     )
     training: Training = Field(default_factory=Training, description="RL hyper-parameters.")
     resources: Resources = Field(default_factory=Resources, description="Cluster resources.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_token_per_choice(cls, data: Any) -> Any:
+        """An unset `model.action.bins` of a discrete env action is `env.action.choices`:
+        one action token per choice. A `bins` the spec sets is kept, and one that differs from
+        the choices is a located error of :mod:`vlagen.checks`."""
+        model = data.get("model") if isinstance(data, dict) else None
+        env = data.get("env") if isinstance(data, dict) else None
+        action = model.get("action") if isinstance(model, dict) else None
+        env_action = env.get("action") if isinstance(env, dict) else None
+        if not isinstance(action, dict) or "bins" in action or not isinstance(env_action, dict):
+            return data
+        choices = env_action.get("choices")
+        valid = isinstance(choices, int) and not isinstance(choices, bool) and choices >= 2
+        if env_action.get("kind") != "discrete" or not valid or choices > MAX_BINS:
+            return data  # an invalid `choices` is its own field error
+        return {**data, "model": {**model, "action": {**action, "bins": choices}}}

@@ -451,6 +451,14 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"it to a 1-step chunk); set chunk: 1 or use openvla_oft (7 x 8), got chunk "
             f"{model.action.chunk}",
         )
+    if env.action.kind == "discrete":
+        yield Issue(
+            ("env", "action", "kind"),
+            f"{where} decodes the action tokens itself to OpenVLA's bin centres "
+            "(embodied_rollout.py: bins - 1 values for the bins ids), which cannot give a "
+            "discrete action one token per choice; use a continuous action kind, or another "
+            "target",
+        )
     if FAMILIES[family].token_based and family != "openvla_oft" and len(model.cameras or ()) > 1:
         yield Issue(
             ("model", "cameras"),
