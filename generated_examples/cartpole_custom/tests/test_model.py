@@ -54,28 +54,69 @@ def _generator(seed: int) -> torch.Generator:
 # -- action tokens ---------------------------------------------------------------------
 
 
-def test_bin_centres_round_trip_through_tokens() -> None:
-    tokens = ActionTokenizer()
-    centres = tokens.centres
-    ids = tokens.encode(centres)
-    assert ids.min() >= FIRST_TOKEN and ids.max() < VOCAB_END
-    assert torch.equal(tokens.decode(ids), centres)
-    every = torch.arange(
-        FIRST_TOKEN + 1, VOCAB_END
-    )  # the lowest id shares the top centre
-    assert torch.equal(tokens.encode(tokens.decode(every)), every)
-    assert tokens.decode(torch.tensor(FIRST_TOKEN)) == centres[-1]
+CHOICES = 2  # env.action.choices, per action channel
 
 
-def test_token_order_and_clipping_follow_openvla() -> None:
+def test_each_choice_has_exactly_one_token() -> None:
+    """Token ``VOCAB_END - 1 - k`` is choice ``k`` on the policy's path (decoded, then the env
+    core's ``to_control``): as many tokens as choices, none shared, encoding inverts it."""
+    from cartpole_pixels.env import actions
+
     tokens = ActionTokenizer()
-    values = torch.tensor([-5.0, -1.0, 0.0, 1.0, 5.0])
-    ids = tokens.encode(values).tolist()
-    assert ids[0] == ids[1] == VOCAB_END - 1  # the highest id is the lowest value
-    assert ids[3] == ids[4] == FIRST_TOKEN
-    assert ids[2] == VOCAB_END - 1 - int(np.digitize(0.0, np.linspace(-1, 1, BINS)) - 1)
-    decoded = tokens.decode(tokens.encode(torch.linspace(-1, 1, 101)))
-    assert (decoded - torch.linspace(-1, 1, 101)).abs().max() <= 2.0 / (BINS - 1)
+    ids = torch.arange(FIRST_TOKEN, VOCAB_END)
+    values = tokens.decode(ids)
+    chosen = actions.to_control(values.view(-1, 1, 1).expand(-1, 1, DIM).numpy())
+    assert chosen.shape == (CHOICES, 1, DIM)
+    for channel in range(DIM):
+        assert chosen[:, 0, channel].tolist() == list(range(CHOICES - 1, -1, -1))
+    assert torch.equal(tokens.encode(values), ids)
+    clipped = tokens.encode(torch.tensor([-5.0, -1.0, 1.0, 5.0])).tolist()
+    assert clipped == [VOCAB_END - 1, VOCAB_END - 1, FIRST_TOKEN, FIRST_TOKEN]
+
+
+class _EqualLogits(torch.nn.Module):
+    """A :class:`PolicyModule` scoring every action token the same (values of zero where the
+    spec has a value head)."""
+
+    def forward(self, inputs):
+        from cartpole_pixels.model.custom import VALUE_HEAD
+
+        n = inputs.batch_size
+        return torch.zeros(n, TOKENS, BINS), torch.zeros(n) if VALUE_HEAD else None
+
+
+def _equal_logits(policy: Policy) -> None:
+    """Make the logits over the action tokens equal."""
+    policy.module = _EqualLogits()
+
+
+def test_equal_logits_choose_every_choice_equally(checkpoint: str, obs: dict) -> None:
+    """With equal logits over the action tokens, every choice of every action channel comes
+    out with probability 1 / CHOICES: the policy's exact distribution over each token's ids,
+    summed per choice the id decodes to (``Policy.decode``, then the env core's
+    ``to_control``); the entropy is log(CHOICES)."""
+    from cartpole_pixels.env import actions
+
+    policy = Policy.load(checkpoint, device="cpu").eval()
+    _equal_logits(policy)
+    inputs = policy.prepare(obs)
+    chance = torch.zeros(N, TOKENS, CHOICES, dtype=torch.float64)
+    for token in range(FIRST_TOKEN, VOCAB_END):
+        ids = torch.full((N, TOKENS), token)
+        with torch.no_grad():
+            log_probs, entropy, _ = policy.evaluate(inputs, ids)
+        chosen = torch.from_numpy(actions.to_control(policy.decode(ids).numpy()))
+        chance.scatter_add_(
+            -1, chosen.view(N, TOKENS, 1), log_probs.double().exp().unsqueeze(-1)
+        )
+        assert torch.allclose(
+            entropy, torch.full_like(entropy, np.log(CHOICES)), atol=1e-6
+        )
+    assert torch.allclose(chance, torch.full_like(chance, 1.0 / CHOICES), atol=1e-6)
+    out = policy.act(obs, generator=_generator(0))
+    assert torch.allclose(
+        out.log_probs, torch.full_like(out.log_probs, -np.log(CHOICES)), atol=1e-6
+    )
 
 
 def test_unnormalize_by_hand() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "421a927f065580f271eec88876c3a1dfcc5368a75d43a93846e4210f6ac87ec8"
+SPEC_HASH: Final = "47299529da8c293fa4538c66e40f2ea74c08532e743f81ddaf4480188035fbe8"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -321,7 +321,7 @@ SPEC: Final = Spec(
         state_normalization=None,
         attn_implementation=None,
         trust_remote_code=False,
-        action=ModelAction(dim=1, chunk=2, bins=3, normalization=None, gripper=None),
+        action=ModelAction(dim=1, chunk=2, bins=2, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
         value_head=False,

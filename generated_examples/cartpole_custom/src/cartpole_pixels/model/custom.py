@@ -7,10 +7,10 @@ sampling, log-probs, entropy, decoding to the env's units — so your module onl
 It implements :class:`PolicyModule`:
 
 - ``module(inputs)`` → ``(logits [N, TOKENS, BINS], values [N] or None)``: for each of the
-  ``TOKENS = CHUNK x DIM`` action tokens, logits over its ``BINS`` bins (bin ``j`` is
-  token ``j``; :mod:`.action_tokens` says which value each decodes to), and the critic's
-  values when the spec has a value head. Every token is scored in one call, so acting and
-  re-scoring read the same logits.
+  ``TOKENS = CHUNK x DIM`` action tokens, logits over its ``BINS`` tokens, one per choice of
+  the env's discrete action (column ``j`` is token ``j``, choice ``BINS - 1 - j``: see
+  :mod:`.action_tokens`), and the critic's values when the spec has a value head. Every
+  token is scored in one call, so acting and re-scoring read the same logits.
 - ``from_pretrained(checkpoint, dtype=...)`` and ``save_pretrained(directory)``.
 - ``tiny(seed)``: a small random instance, which the generated tests run.
 """
