@@ -261,7 +261,7 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     for module, template in backends.items():
         path, source = f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"
         files.append(PlannedFile(path, source))
-    tests = ["test_env", "test_env_check", "test_env_pool"]
+    tests = ["starts", "test_env", "test_env_check", "test_env_pool"]
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:
