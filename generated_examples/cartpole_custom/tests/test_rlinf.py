@@ -20,6 +20,8 @@ import torch
 pytest.importorskip("rlinf", reason="needs RLinf: pip install --no-deps rlinf==0.3.0")
 
 from omegaconf import OmegaConf, open_dict
+from starts import BACKEND as START_BACKEND
+from starts import assert_groups_start_alike, record_starts
 
 from cartpole_pixels.env.actions import STEPS_PER_DECISION
 from cartpole_pixels.model import build_tiny
@@ -30,6 +32,7 @@ from cartpole_pixels.targets.rlinf import (
     ONE_GPU_OVERRIDES,
     import_rlinf,
 )
+from cartpole_pixels.targets.rlinf import env as rlinf_env
 from cartpole_pixels.targets.rlinf import register as registration
 from cartpole_pixels.targets.rlinf.env import CAMERA_KEYS, RLinfEnv
 from cartpole_pixels.targets.rlinf.policy import (
@@ -194,6 +197,51 @@ def test_a_single_step_is_refused_for_a_multi_step_chunk() -> None:
     with pytest.raises(ValueError, match="chunk_step"):
         env.step(random_actions(4)[:, 0])
     env.close()
+
+
+def test_a_group_starts_identically_and_groups_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GRPO's baseline compares a group's rollouts, so the envs of one group (fixed reset
+    state ids, ``group_size`` consecutive envs) start from one state of the simulator, and
+    another group, or the same group in the next rollout epoch, from another."""
+    made = record_starts(monkeypatch, rlinf_env)
+    group = 2
+    env = RLinfEnv(
+        cfg=env_cfg(
+            backend=START_BACKEND,
+            group_size=group,
+            use_fixed_reset_state_ids=True,
+            auto_reset=False,
+        ),
+        num_envs=2 * group,
+        seed_offset=1,
+        total_num_processes=2,
+    )
+    groups = [[0, 1], [2, 3]]
+    try:
+        seen = []
+        for _ in range(2):  # two rollout epochs
+            obs, info = env.reset()
+            for ids in (info["task_ids"], info["state_ids"]):
+                assert (ids[::group] == ids[1::group]).all()
+
+            def frames(i: int, obs: dict = obs) -> dict:
+                return {
+                    k: v[i].numpy()
+                    for k, v in obs.items()
+                    if isinstance(v, torch.Tensor)
+                }
+
+            starts = [backend.starts[-1] for backend in made]
+            assert_groups_start_alike(starts, groups, frames)
+            seen.append(starts)
+            env.update_reset_state_ids()
+        assert_groups_start_alike(
+            [seen[0][0], seen[1][0]], [[0], [1]]
+        )  # a new epoch, new starts
+    finally:
+        env.close()
 
 
 def test_without_auto_reset_groups_share_tasks_and_finished_envs_wait() -> None:

@@ -9,9 +9,11 @@ allocation rule; decoding, credit and the dataset do what the workflow promises.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,8 +21,11 @@ import torch
 
 pytest.importorskip("areal", reason="AReaL is not installed (see the README)")
 
+from areal.api.io_struct import ModelResponse
 from areal.api.workflow_api import RolloutWorkflow
 from areal.infra.remote_inf_engine import RemoteInfEngine
+from starts import BACKEND as START_BACKEND
+from starts import assert_groups_start_alike, record_starts
 
 from highway_qwen.model import Policy, build_tiny
 from highway_qwen.model.action_tokens import FIRST_TOKEN, VOCAB_END
@@ -175,3 +180,46 @@ def test_the_dataset_cycles_the_catalogue_with_fresh_seeds(tmp_path: Path) -> No
     assert len(rows) == 12 and len({r["seed"] for r in rows}) == 12
     path = data.write(tmp_path / "episodes", count=12, backend="synthetic")
     assert load_from_disk(str(path)).to_list() == rows
+
+
+class FirstBin:
+    """An inference engine that answers every request with the first action token."""
+
+    async def agenerate(self, request: Any) -> ModelResponse:
+        count = request.gconfig.max_new_tokens
+        return ModelResponse(
+            input_tokens=list(request.input_ids),
+            output_tokens=[FIRST_TOKEN] * count,
+            output_logprobs=[0.0] * count,
+            output_versions=[0] * count,
+            stop_reason="length",
+            tokenizer=request.tokenizer,
+        )
+
+
+def test_a_rows_episodes_start_identically_and_rows_differ(
+    checkpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GRPO's baseline compares a row's episodes: each starts from one state of the
+    simulator (the row's task, state and seed), another row's from another."""
+    made = record_starts(monkeypatch, workflow)
+    flow = VlaWorkflow(
+        checkpoint=checkpoint, group_size=2, backend=START_BACKEND, max_decisions=1
+    )
+    flow.envs = workflow.EnvPool(START_BACKEND)
+    built = [
+        flow.envs.take() for _ in range(2)
+    ]  # one env per episode, built (and reset) now
+    for env in built:
+        flow.envs.give(env)
+    try:
+        starts = []
+        for row in data.rows(2, backend=START_BACKEND):
+            for backend in made:
+                backend.starts.clear()
+            asyncio.run(flow.arun_episode(FirstBin(), row))
+            starts.append([start for backend in made for start in backend.starts])
+        assert [len(s) for s in starts] == [2, 2]
+        assert_groups_start_alike([*starts[0], *starts[1]], [[0, 1], [2, 3]])
+    finally:
+        flow.envs.close()

@@ -29,11 +29,14 @@ os.environ.setdefault(
     "SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs")
 )
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
+from starts import BACKEND as START_BACKEND
+from starts import assert_groups_start_alike, record_starts
 
 from navsim_vla.model import Policy, build_tiny
 from navsim_vla.model.inputs import CAMERAS
 from navsim_vla.spec import SPEC
 from navsim_vla.targets import patch_on_import
+from navsim_vla.targets.siirl import env as siirl_env
 from navsim_vla.targets.siirl import manifest, pipeline, rollout, train
 from navsim_vla.targets.siirl.env import (
     CAMERA_KEYS,
@@ -273,6 +276,28 @@ def _siirl_function(source: str, name: str) -> object:
     namespace: dict = {"re": re}
     exec(compile(ast.Module([node], []), source, "exec"), namespace)  # noqa: S102
     return namespace[name]
+
+
+def test_rows_of_one_task_and_trial_start_identically(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """siiRL repeats each prompt n times in a row, and GRPO's baseline compares those rows:
+    rows of one (task, trial) start from one state of the simulator, rows of another trial
+    from another, and a row starts the same way each time it comes back."""
+    made = record_starts(monkeypatch, siirl_env)
+    adapter = SiirlEnv(
+        num_envs=4, max_steps=2 * STEPS_PER_FORWARD, backend=START_BACKEND
+    )
+    try:
+        rows = {"task_ids": [0, 0, 0, 0], "trial_ids": [0, 0, 1, 1]}
+        results = adapter._blocking_reset(**rows)
+        first = [backend.starts[-1] for backend in made]
+        assert_groups_start_alike(first, [[0, 1], [2, 3]], lambda i: results[i]["obs"])
+        adapter._blocking_reset(**rows)
+        again = [backend.starts[-1] for backend in made]
+        assert_groups_start_alike([first[0], again[0], again[1]], [[0, 1, 2]])
+    finally:
+        adapter.close()
 
 
 def test_a_chunks_repeated_prompt_gets_one_label_per_env(env: SiirlEnv) -> None:

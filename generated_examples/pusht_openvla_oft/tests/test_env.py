@@ -205,6 +205,22 @@ def test_runs_are_deterministic_under_a_seed() -> None:
     assert any(not np.array_equal(a, b) for a, b in zip(first, other, strict=True))
 
 
+def test_one_group_seed_task_and_state_give_one_start() -> None:
+    """The env core's rule (``episode_seed``): envs given the same task, state and group
+    seed start identically, whatever their index; another group seed, another start."""
+    with core() as env:
+        obs, _ = env.reset(task_ids=[1], state_ids=[2], group_seeds=[5, 9, 5])
+        for key, values in obs.items():
+            assert np.array_equal(np.asarray(values[0]), np.asarray(values[2])), key
+        first, other, same = (backend._target for backend in env.vector._envs.backends)
+        np.testing.assert_array_equal(first, same)  # the episode each drew
+        assert not np.array_equal(first, other)
+        with pytest.raises(ValueError, match="group_seeds must be one integer per env"):
+            env.reset(group_seeds=[1, 2])
+        with pytest.raises(ValueError, match="group_seeds must be non-negative"):
+            env.reset(group_seeds=[-1])
+
+
 def test_reset_chooses_envs_tasks_and_states() -> None:
     with core() as env:
         env.reset()

@@ -38,6 +38,8 @@ use_verl_source()
 
 import torch.distributed as dist
 from omegaconf import OmegaConf, open_dict
+from starts import BACKEND as START_BACKEND
+from starts import assert_groups_start_alike, record_starts
 from verl import DataProto
 from verl.experimental.vla.workers.env import env_worker
 from verl.experimental.vla.workers.env.env_manager import EnvManager
@@ -46,6 +48,7 @@ from pusht_openvla_oft.env.actions import STEPS_PER_DECISION
 from pusht_openvla_oft.spec import SPEC
 from pusht_openvla_oft.targets.verl import SIMULATOR_TYPE
 from pusht_openvla_oft.targets.verl import data as verl_data
+from pusht_openvla_oft.targets.verl import env as verl_env
 from pusht_openvla_oft.targets.verl.env import (
     FULL_IMAGE,
     WRIST_IMAGE,
@@ -414,6 +417,29 @@ def test_a_group_reset_to_one_state_id_starts_identically() -> None:
         evaluation._seeds, seeds
     )  # evaluation repeats its starts
     evaluation.close()
+
+
+def test_a_group_starts_in_one_simulator_state_and_groups_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rule on the backends: a group of ``rollout.n`` envs on one state id starts from
+    one state of the simulator (frames, info, simulator state), the next group on that
+    state id from another."""
+    made = record_starts(monkeypatch, verl_env)
+    env = VerlEnv(env_cfg(backend=START_BACKEND), rank=0, world_size=1)
+    try:
+        state = int(env.get_all_state_ids()[-1])
+        task = len(env.tasks) - 1  # the last state id is the last task's
+        obs, _ = env.reset_envs_to_state_ids([state] * 4, [task] * 4)
+        images = obs["images_and_states"]
+        starts = [backend.starts[-1] for backend in made]
+        assert_groups_start_alike(
+            starts,
+            [[0, 1], [2, 3]],
+            lambda i: {k: v[i].numpy() for k, v in images.items()},
+        )
+    finally:
+        env.close()
 
 
 def test_the_real_simulator_starts_a_group_identically() -> None:

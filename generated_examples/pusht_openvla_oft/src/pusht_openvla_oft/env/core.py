@@ -12,6 +12,18 @@ convention): ``info["final_obs"]`` and ``info["final_info"]`` keep what it saw l
 ``info["_final"]`` is true. With ``auto_reset=False`` a finished env waits, its last
 observation and stats in place, until ``reset(env_ids=...)`` starts it again; ``step``'s
 ``active`` mask then says which envs to step (frameworks that retire envs mid-rollout).
+
+Starts: one rule, :func:`episode_seed`, for every target and backend. The seed a backend's
+``reset`` gets is a function of the episode's task, initial state and *group seed* only, so
+episodes with the same (task, state, group seed) start identically on a backend that is
+deterministic given its reset arguments (each backend is: gymnasium seeds the env, LIBERO
+sets the recorded state, the synthetic one draws from all three), whichever env runs them.
+That is what a GRPO group needs: its baseline then compares rollouts from one start. A
+target gives the envs of one group one group seed (``reset(group_seeds=...)``): RLinf one
+per group and rollout epoch, siiRL one per (task, trial) row, verl one per (state id,
+round, group), AReaL one per dataset row (its ``seed``, with one env per episode). Without
+one, each episode is a group of its own, its group seed drawn from (base seed, env index,
+episode count): different envs and episodes start differently, reproducibly.
 """
 
 from __future__ import annotations
@@ -31,14 +43,27 @@ if TYPE_CHECKING:
 Observation = dict[str, Any]
 
 
+def group_seed(base: int, *key: int) -> int:
+    """A group seed drawn from ``base`` and ``key`` (e.g. env index and episode count):
+    equal keys give equal seeds, different keys independent ones."""
+    return int(np.random.SeedSequence(base, spawn_key=key).generate_state(1)[0])
+
+
+def episode_seed(group: int, task_id: int, state_id: int) -> int:
+    """The seed a backend's ``reset`` gets: the same (task, state, group seed), the same
+    start (see the module docstring); the task and state enter it so that a backend which
+    starts from the seed alone (gymnasium) still starts different states differently."""
+    return group_seed(group, task_id, state_id)
+
+
 class VecEnv:
     """A batch of ``num_envs`` episodes of the spec's environment.
 
     Args:
         vector: The batched backends (:mod:`.vector`).
         tasks: The task catalogue; env ``i`` starts on task ``i % len(tasks)``.
-        seed: Base seed; each episode's seed derives from it, the env index and the
-            episode count, so a run is reproducible whatever the batching.
+        seed: Base seed; an episode started without a group seed gets one drawn from it,
+            the env index and the episode count (:func:`group_seed`).
         max_episode_steps: Backend steps before an episode is truncated.
         recorder: Records episodes of one camera (:mod:`.video`), or ``None``.
         auto_reset: Reset an env when its episode ends (default); when false it waits
@@ -87,10 +112,13 @@ class VecEnv:
         task_ids: Sequence[int] | None = None,
         state_ids: Sequence[int] | None = None,
         seed: int | None = None,
+        group_seeds: Sequence[int] | None = None,
     ) -> tuple[Observation, dict]:
         """Start new episodes in ``env_ids`` (default: all), on the given tasks and initial
         states (default: each env's current task, its next state). ``seed`` re-bases the
-        episode seeds of every env."""
+        episode seeds of every env. ``group_seeds`` (one per env of ``env_ids``, or one for
+        all) puts these episodes in groups: envs given one group seed and the same task and
+        state start identically (:func:`episode_seed`); default: a group of its own each."""
         if seed is not None:
             self.seed = seed
             self.episodes[:] = 0
@@ -109,7 +137,10 @@ class VecEnv:
                 self.state_ids[ids] = 0
         if state_ids is not None:
             self.state_ids[ids] = self._valid_states(state_ids, ids)
-        self._start(ids)
+        self._start(
+            ids,
+            None if group_seeds is None else self._valid_groups(group_seeds, len(ids)),
+        )
         return self.observe(), {
             "task_ids": self.task_ids.copy(),
             "state_ids": self.state_ids.copy(),
@@ -242,12 +273,18 @@ class VecEnv:
                 self.over[ids] = True
         return self.observe(), reward, terminated, truncated, info
 
-    def _start(self, ids: np.ndarray) -> None:
-        """Reset backends ``ids`` to their task and state with fresh episode seeds."""
-        seeds = [self._episode_seed(int(i)) for i in ids]
+    def _start(self, ids: np.ndarray, groups: list[int] | None = None) -> None:
+        """Reset backends ``ids`` to their task and state, seeded by :func:`episode_seed`
+        from ``groups`` (their group seeds; default: a fresh group each)."""
+        if groups is None:
+            groups = [group_seed(self.seed, int(i), int(self.episodes[i])) for i in ids]
         args = [
-            (s, int(self.task_ids[i]), int(self.state_ids[i]))
-            for s, i in zip(seeds, ids, strict=True)
+            (
+                episode_seed(g, int(self.task_ids[i]), int(self.state_ids[i])),
+                int(self.task_ids[i]),
+                int(self.state_ids[i]),
+            )
+            for g, i in zip(groups, ids, strict=True)
         ]
         self.vector.reset(ids, args)
         self.over[ids] = False
@@ -256,12 +293,6 @@ class VecEnv:
         self.returns[ids] = 0.0
         self.successes[ids] = False
         self.term_sums[:, ids] = 0.0
-
-    def _episode_seed(self, env: int) -> int:
-        sequence = np.random.SeedSequence(
-            self.seed, spawn_key=(env, int(self.episodes[env]))
-        )
-        return int(sequence.generate_state(1)[0])
 
     def _num_states(self, task_ids: np.ndarray) -> np.ndarray:
         return np.array([self.tasks[t].num_states for t in np.atleast_1d(task_ids)])
@@ -273,6 +304,20 @@ class VecEnv:
                 f"task_ids must be in [0, {len(self.tasks)}), got {values.tolist()}"
             )
         return values
+
+    def _valid_groups(self, group_seeds: Sequence[int], count: int) -> list[int]:
+        values = np.asarray(group_seeds)
+        if (
+            values.ndim > 1
+            or values.size not in (1, count)
+            or not np.issubdtype(values.dtype, np.integer)
+        ):
+            raise ValueError(
+                f"group_seeds must be one integer per env ({count}) or one for all, got {values.tolist()}"
+            )
+        if (values < 0).any():
+            raise ValueError(f"group_seeds must be non-negative, got {values.tolist()}")
+        return [int(v) for v in np.broadcast_to(values, (count,))]
 
     def _valid_states(self, state_ids: Sequence[int], ids: np.ndarray) -> np.ndarray:
         values = np.broadcast_to(np.asarray(state_ids, np.int64), (len(ids),))

@@ -106,7 +106,7 @@ class SyntheticBackend:
             obs["state"] = self._rng.standard_normal(SPEC.env.state_dim, np.float32)
         for extra in SPEC.env.extra_obs:
             if extra.dtype == "text":
-                obs[extra.name] = COMMANDS[(self._t + self.index) % len(COMMANDS)]
+                obs[extra.name] = COMMANDS[(self._t + self._offset) % len(COMMANDS)]
             else:
                 dtype = observations.BY_NAME[extra.name].dtype
                 obs[extra.name] = np.full(extra.shape, self._t, dtype)

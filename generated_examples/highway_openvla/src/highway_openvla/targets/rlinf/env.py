@@ -191,12 +191,16 @@ class RLinfEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: Any = None
     ) -> tuple[Obs, dict]:
-        """Start every env: envs of one group share a task and initial state when
-        ``use_fixed_reset_state_ids`` is set (the reset ids of the epoch), else each env
-        continues through the catalogue."""
+        """Start every env: with ``use_fixed_reset_state_ids`` the envs of one group share a
+        task, an initial state and a group seed (the reset ids of the epoch), so they start
+        identically (the env core's rule, ``episode_seed``); else each env continues through
+        the catalogue, a group of its own."""
         if self.use_fixed_reset_state_ids:
             obs, info = self.env.reset(
-                task_ids=self.reset_task_ids, state_ids=self.reset_state_ids, seed=seed
+                task_ids=self.reset_task_ids,
+                state_ids=self.reset_state_ids,
+                group_seeds=self.reset_group_seeds,
+                seed=seed,
             )
         else:
             obs, info = self.env.reset(seed=seed)
@@ -251,15 +255,18 @@ class RLinfEnv(gymnasium.Env):
         )
 
     def update_reset_state_ids(self) -> None:
-        """Draw the task and initial state of each group for the next rollout epoch."""
+        """Draw the task, initial state and group seed of each group (``group_size``
+        consecutive envs, as RLinf lays groups out) for the next rollout epoch."""
         tasks = self.env.tasks
         groups = self.num_envs // self.group_size
         task_ids = self._rng.integers(len(tasks), size=groups)
         state_ids = np.array(
             [self._rng.integers(tasks[t].num_states) for t in task_ids]
         )
+        group_seeds = self._rng.integers(2**32, size=groups)
         self.reset_task_ids = np.repeat(task_ids, self.group_size)
         self.reset_state_ids = np.repeat(state_ids, self.group_size)
+        self.reset_group_seeds = np.repeat(group_seeds, self.group_size)
 
     def offload(self) -> None:
         """Close the simulators; the next ``reset`` starts them again."""

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from ...env import make_env
-from ...env.core import VecEnv
+from ...env.core import VecEnv, group_seed
 from ...model.action_tokens import gripper_from_canonical, gripper_to_canonical
 from ...spec import SPEC
 from . import import_siirl
@@ -171,7 +171,11 @@ class SiirlEnv(BaseVLAEnvironment):
         trial_ids: Sequence[int] | None = None,
     ) -> list[Result]:
         """Start envs ``0..len(task_ids)-1`` on those tasks; ``trial_ids`` pick the initial
-        states (modulo each task's count). Default: one env per pool slot, tasks in turn."""
+        states (modulo each task's count). Default: one env per pool slot, tasks in turn.
+
+        A (task, trial) row is a group: siiRL repeats each prompt ``n`` times in a row, and
+        its rows start identically, the group seed drawn from the base seed, task and trial
+        (the env core's rule, ``episode_seed``); rows of other tasks or trials differ."""
         n_tasks = len(self.env.tasks)
         tasks = (
             [i % n_tasks for i in range(self.env_num)]
@@ -190,7 +194,13 @@ class SiirlEnv(BaseVLAEnvironment):
             for task, t in zip(tasks, trials, strict=True)
         ]
         ids = np.arange(len(tasks))
-        self.env.reset(env_ids=ids, task_ids=tasks, state_ids=states)
+        groups = [
+            group_seed(self.env.seed, task, trial)
+            for task, trial in zip(tasks, trials, strict=True)
+        ]
+        self.env.reset(
+            env_ids=ids, task_ids=tasks, state_ids=states, group_seeds=groups
+        )
         self.batch = len(tasks)
         # one label per env slot: siiRL repeats each prompt n times in a row, so a chunk's
         # rows share (task, trial), and its rollout keys V-JEPA frames by this name

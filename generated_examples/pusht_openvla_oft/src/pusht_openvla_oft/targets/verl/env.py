@@ -32,9 +32,10 @@ Observations are ``{"images_and_states": {"full_image", "wrist_image", "state"},
 ``[N, 2]``.
 
 Initial states: envs given one state id in one reset round start identically where the
-backend is deterministic given (seed, task, state): each env's episode seed is drawn from
-(``seed``, rank, pipeline stage, reset round, state id, group), not from the env's index, so
-a GRPO group compares rollouts from one start. ``group`` splits the envs that share a state
+backend is deterministic given (seed, task, state): each env's group seed (the env core's
+rule: ``episode_seed`` in ``env/core.py``) is drawn from (``seed``, rank, pipeline stage, reset
+round, state id, group), not from the env's index, so a GRPO group compares rollouts from
+one start. ``group`` splits the envs that share a state
 id in a round into runs of ``env.train.group_size`` (``rollout.n``) when that key is set,
 else all of them form one group. With ``only_eval`` the round does not enter the seed, so
 evaluation starts every state id the same way each time.
@@ -56,7 +57,7 @@ from ...env import make_env
 from ...env.actions import STEPS_PER_DECISION
 from ...env.backends import load_backend
 from ...env.backends.base import Task
-from ...env.core import VecEnv
+from ...env.core import VecEnv, group_seed
 from ...spec import SPEC
 
 FULL_IMAGE = "top"  #: the spec camera verl sees as ``full_image``
@@ -258,10 +259,9 @@ class VerlEnv(gymnasium.Env):
             self.core.recorder.directory = self.video_dir / "pending"
         self.tasks = self.core.tasks
         self.offsets = state_offsets(self.tasks)
-        self._seeds = np.zeros(self.num_envs, np.int64)
-        # The core draws episode seeds from (seed, env index, episode); verl's groups need
-        # seeds that follow the state id instead, so this env sets them (see the docstring).
-        self.core._episode_seed = self._episode_seed
+        self._seeds = np.zeros(
+            self.num_envs, np.int64
+        )  # the group seeds of the last reset
         self._rng = np.random.default_rng([self.seed, self.rank])
         self._started = False
 
@@ -295,7 +295,9 @@ class VerlEnv(gymnasium.Env):
             )
         self._seeds = self._group_seeds(state_ids)
         self.round += 1
-        obs, _ = self.core.reset(task_ids=tasks, state_ids=states)
+        obs, _ = self.core.reset(
+            task_ids=tasks, state_ids=states, group_seeds=self._seeds
+        )
         self._started = True
         return verl_obs(obs), {}
 
@@ -405,7 +407,7 @@ class VerlEnv(gymnasium.Env):
     # -- seeds -------------------------------------------------------------------------------
 
     def _group_seeds(self, state_ids: np.ndarray) -> np.ndarray:
-        """One episode seed per env: equal for the envs of one group (see the docstring)."""
+        """One group seed per env: equal for the envs of one group (see the docstring)."""
         round_ = 0 if self.only_eval else self.round
         seen: dict[int, int] = {}
         seeds = np.zeros(len(state_ids), np.int64)
@@ -413,11 +415,7 @@ class VerlEnv(gymnasium.Env):
             occurrence = seen.get(state, 0)
             seen[state] = occurrence + 1
             group = occurrence // self.group_size if self.group_size else 0
-            sequence = np.random.SeedSequence(
-                self.seed, spawn_key=(self.rank, self.stage, round_, state, group)
+            seeds[i] = group_seed(
+                self.seed, self.rank, self.stage, round_, state, group
             )
-            seeds[i] = int(sequence.generate_state(1)[0])
         return seeds
-
-    def _episode_seed(self, env: int) -> int:
-        return int(self._seeds[env])
