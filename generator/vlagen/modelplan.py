@@ -69,8 +69,14 @@ class ModelPlan:
     @property
     def reference(self) -> bool:
         """Whether the package tests the policy core against the checkpoints' own code
-        (:attr:`FamilyDecl.reference`): a Prismatic checkpoint takes no state tokens."""
-        return self.family.reference is not None and not self.processor and not self.state_dim
+        (:attr:`FamilyDecl.reference`): a Prismatic checkpoint takes no state tokens, and its
+        vocabulary holds the token its code appends to every prompt (29871)."""
+        return (
+            self.family.reference is not None
+            and not self.processor
+            and not self.state_dim
+            and self.action_prefix == self.backbone.action_prefix
+        )
 
     @property
     def test_installs(self) -> tuple[str, ...]:

@@ -246,13 +246,16 @@ def test_without_auto_reset_groups_share_tasks_and_finished_envs_wait() -> None:
     env.reset()
     assert (env.env.task_ids[::group] == env.env.task_ids[1::group]).all()
     assert (env.env.state_ids[::group] == env.env.state_ids[1::group]).all()
-    _, _, terminations, truncations, _ = env.chunk_step(random_actions(4))
+    _, _, terminations, truncations, infos = env.chunk_step(random_actions(4))
     assert (terminations | truncations).any(dim=1).all()
+    lengths = infos[-1]["episode"]["episode_len"].clone()
+    truncated_only = truncations.any(dim=1) & ~terminations.any(dim=1)
+    assert (lengths[truncated_only] == STEPS_PER_DECISION).all()
     _, rewards, terminations, truncations, infos = env.chunk_step(
         random_actions(4, seed=1)
     )
     assert not rewards.any() and not (terminations | truncations).any()
-    assert (infos[-1]["episode"]["episode_len"] == STEPS_PER_DECISION).all()
+    assert (infos[-1]["episode"]["episode_len"] == lengths).all()  # finished envs wait
     env.update_reset_state_ids()
     env.reset()
     assert not env.env.over.any()

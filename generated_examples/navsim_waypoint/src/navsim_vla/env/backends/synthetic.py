@@ -4,7 +4,8 @@
 
 Every test of this package runs on it, so it is cheap: camera frames come from a small bank
 of seeded random images shared by all instances in a process, and the scripted dynamics are
-a few vector operations. An episode draws a target control; the reward is how close the
+a few vector operations. The episode's seed picks its first frame and every step draws the
+next one (a frame counting steps would stand still under action chunks of the bank's size). An episode draws a target control; the reward is how close the
 normalized control is to it. The episode succeeds (terminates) when the control comes within
 ``SUCCESS_RADIUS`` of the target, collides (terminates) with a small seeded probability, and
 otherwise runs until the core's time limit or the scripted horizon.
@@ -59,6 +60,7 @@ class SyntheticBackend:
         self._rng = np.random.default_rng(index)
         self._t = 0
         self._offset = 0
+        self._frame = 0
         self._horizon = 1
         self._target = np.zeros(actions.CONTROL_SHAPE, dtype=np.float32)
         self._ego = np.zeros(4)
@@ -67,6 +69,7 @@ class SyntheticBackend:
         self._rng = np.random.default_rng([seed, task_id, state_id])
         self._t = 0
         self._offset = int(self._rng.integers(BANK_SIZE))
+        self._frame = self._offset
         self._horizon = int(self._rng.integers(4, 2 * SPEC.env.max_episode_steps))
         self._target = self._rng.uniform(-1, 1, actions.CONTROL_SHAPE).astype(
             np.float32
@@ -80,6 +83,7 @@ class SyntheticBackend:
         distance = float(np.sqrt(np.mean((normalized - self._target) ** 2)))
         success = distance < SUCCESS_RADIUS
         collision = bool(self._rng.random() < COLLISION_PROBABILITY)
+        self._frame = int(self._rng.integers(BANK_SIZE))
         info = {
             "success": success,
             "collision": collision,
@@ -98,9 +102,9 @@ class SyntheticBackend:
         return 2.0 * (control - self.control_low) / span - 1.0
 
     def _observe(self) -> Obs:
-        frame = (self._offset + self._t) % BANK_SIZE
         obs: Obs = {
-            cam.name: _frames(cam.height, cam.width)[frame] for cam in SPEC.env.cameras
+            cam.name: _frames(cam.height, cam.width)[self._frame]
+            for cam in SPEC.env.cameras
         }
         if SPEC.env.state_dim:
             obs["state"] = self._rng.standard_normal(SPEC.env.state_dim, np.float32)
