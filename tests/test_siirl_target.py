@@ -181,7 +181,10 @@ def test_overrides_fix_what_siirls_launch_would_get_wrong(path: Path) -> None:
     assert overrides["actor_rollout_ref.rollout.temperature"] == 1.6
     assert "actor_rollout_ref.embodied.n_gpus_per_node" not in overrides  # set with the trainer's
     assert "actor_rollout_ref.embodied.n_gpus_per_node" in plan.runtime_keys
-    assert overrides["actor_rollout_ref.embodied.center_crop"] is (spec.model.family != "waypoint")
+    # the package's process_input crops as its policy does: the key mirrors model.center_crop
+    assert overrides["actor_rollout_ref.embodied.center_crop"] is (
+        make_plan(spec).model.center_crop is not None
+    )
     if spec.model.lora is not None:
         assert overrides["actor_rollout_ref.model.lora_rank"] == spec.model.lora.rank
         assert overrides["actor_rollout_ref.model.lora_alpha"] == spec.model.lora.alpha

@@ -91,7 +91,7 @@ class ModelPlan:
     def modules(self) -> tuple[str, ...]:
         """The policy core's modules under ``model/``."""
         loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
-        return ("__init__", "__main__", "action_tokens", "inputs", "policy", *loader)
+        return ("__init__", "__main__", "action_tokens", "crop", "inputs", "policy", *loader)
 
     @property
     def templates(self) -> dict[str, str]:
@@ -170,6 +170,15 @@ def action_prefix(backbone: BackboneDecl, first_token: int) -> tuple[int, ...]:
     return prefix if all(i < first_token for i in prefix) else ()
 
 
+def center_crop(model: Model) -> float | None:
+    """The area fraction of each frame's centre crop: the spec's, else its family's; None
+    for the whole frame."""
+    crop = model.center_crop
+    if crop is None:
+        crop = FAMILIES[model.family].center_crop
+    return crop if crop is not None and crop < 1 else None
+
+
 def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     """The plan of a resolved spec's model (:func:`resolve_model` ran)."""
     model = spec.model
@@ -179,7 +188,6 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
     mean, std = model.image_mean, model.image_std
     stats, stats_doc = tiny_stats(spec)
     backbone = BACKBONES[model.backbone]
-    crop = model.center_crop if model.center_crop is not None else family.center_crop
     tokenized = family.token_based
     return ModelPlan(
         family=family,
@@ -209,5 +217,5 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         if tokenized
         else (),
         lowercase_task=family.lowercase_task,
-        center_crop=crop if crop is not None and crop < 1 else None,
+        center_crop=center_crop(model),
     )

@@ -292,8 +292,8 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
             PlannedFile(f"src/{model.scaffold}", f"{tpl}/custom_module.py.jinja", Mode.SCAFFOLD)
         )
     tests = ["test_model", "test_model_gpu", "test_closed_loop"]
-    if model.reference:
-        tests.append("test_model_reference")
+    if model.reference:  # the checkpoints' own modeling code, and the test against it
+        tests += ["prismatic", "test_model_reference"]
     for name in tests:
         files.append(PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja"))
     return tuple(sorted(files, key=lambda f: f.path))

@@ -339,9 +339,10 @@ class TinyOpenVLA(torch.nn.Module):
 
 class TinyProcessor:
     """siiRL's ``PrismaticProcessor`` calling convention, ``processor(text, image)``, over the
-    tiny checkpoint's tokenizer and the package's image preprocessing. Stands in for the
-    processor ``AutoProcessor.from_pretrained`` would load from an OpenVLA checkpoint, which
-    imports ``timm`` and ``torchvision``."""
+    tiny checkpoint's tokenizer and the package's resize and normalization (the crop is the
+    rollout's, before the processor). Stands in for the processor
+    ``AutoProcessor.from_pretrained`` would load from an OpenVLA checkpoint, which imports
+    ``timm`` and ``torchvision``."""
 
     def __init__(self, policy: Policy) -> None:
         self.tokenizer = policy.backbone.tokenizer
@@ -349,8 +350,7 @@ class TinyProcessor:
 
     def __call__(self, text: str, images: Any) -> dict[str, torch.Tensor]:
         ids = self.tokenizer(text, return_tensors="pt")["input_ids"]
-        frame = np.asarray(images)[None]
-        pixels = self.images({name: frame for name in CAMERAS})[:1]
+        pixels = self.images.normalize([torch.from_numpy(np.array(images))[None]])
         return {
             "input_ids": ids,
             "attention_mask": torch.ones_like(ids),

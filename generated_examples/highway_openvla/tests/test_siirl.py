@@ -435,7 +435,6 @@ def test_left_pad_keeps_each_row_at_the_right() -> None:
     ids, mask = rollout.left_pad([torch.tensor([5, 6, 7]), torch.tensor([8])], pad_id=0)
     assert ids.tolist() == [[5, 6, 7], [0, 0, 8]]
     assert mask.tolist() == [[1, 1, 1], [0, 0, 1]]
-    assert rollout.prompt("stop") == SPEC.model.prompt_template.format(task="stop")
 
 
 def test_tiny_policy_drives_the_adapter_closed_loop(tmp_path: Path) -> None:
@@ -505,21 +504,6 @@ def test_the_launch_stops_early_without_flash_attention(
             glue.require_flash_attention()
     else:
         glue.require_flash_attention()  # openvla-oft loads without flash_attention_2
-
-
-def test_center_crop_keeps_the_central_area_and_the_size() -> None:
-    ramp = np.tile(np.arange(100, dtype=np.uint8)[None, :, None], (100, 1, 3))
-    out = rollout.center_crop(ramp)
-    assert out.shape == ramp.shape and out.dtype == np.uint8
-    side = np.sqrt(rollout.CROP_SCALE)
-    left = (1 - side) / 2 * 99  # TF crop_and_resize's box edge on the 100-pixel ramp
-    assert (
-        abs(int(out[50, 0, 0]) - left) <= 1
-        and abs(int(out[50, -1, 0]) - (99 - left)) <= 1
-    )
-    flat = np.full((64, 48, 3), 77, np.uint8)
-    np.testing.assert_array_equal(rollout.center_crop(flat), flat)
-    np.testing.assert_array_equal(rollout.center_crop(ramp, scale=1.0), ramp)
 
 
 def test_the_launch_gives_the_env_the_trainers_gpu_count() -> None:

@@ -22,6 +22,7 @@ from libero_openvla_oft.model import (
     build_tiny,
 )
 from libero_openvla_oft.model.action_tokens import BINS, FIRST_TOKEN, VOCAB_END
+from libero_openvla_oft.model.crop import CENTER_CROP, center_crop
 from libero_openvla_oft.model.inputs import CAMERAS, IMAGE_SIZE
 
 N = 3
@@ -92,6 +93,21 @@ def test_unnormalize_by_hand() -> None:
     out = stats.unnormalize(values)
     assert torch.allclose(out, torch.tensor(expected), atol=1e-6)
     assert torch.allclose(stats.normalize(out), values, atol=1e-6)
+
+
+def test_center_crop_keeps_the_central_area_and_the_size() -> None:
+    ramp = torch.arange(100, dtype=torch.uint8)[None, None, :, None].expand(
+        2, 100, 100, 3
+    )
+    out = center_crop(ramp)
+    assert out.shape == ramp.shape and out.dtype == torch.uint8
+    left = (
+        (1 - CENTER_CROP**0.5) / 2 * 99
+    )  # crop_and_resize's box edge on the 100-pixel ramp
+    assert abs(int(out[0, 50, 0, 0]) - left) <= 1
+    assert abs(int(out[1, 50, -1, 0]) - (99 - left)) <= 1
+    flat = torch.full((2, 64, 48, 3), 77, dtype=torch.uint8)
+    assert torch.equal(center_crop(flat), flat)
 
 
 def test_decode_applies_the_statistics(policy: Policy) -> None:

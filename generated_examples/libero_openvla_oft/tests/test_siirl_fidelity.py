@@ -33,6 +33,7 @@ os.environ.setdefault(
 )
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
+from prismatic import prismatic
 from siirl_harness import (
     Recorder,
     TinyOpenVLA,
@@ -43,8 +44,14 @@ from siirl_harness import (
 from simulator import BACKEND as REAL_BACKEND
 from simulator import REAL
 
+from libero_openvla_oft.env import make_env
 from libero_openvla_oft.model import Policy, build_tiny
-from libero_openvla_oft.model.action_tokens import FIRST_TOKEN, VOCAB_END
+from libero_openvla_oft.model.action_tokens import (
+    FIRST_TOKEN,
+    VOCAB_END,
+    canonical_actions,
+)
+from libero_openvla_oft.model.inputs import CAMERAS
 from libero_openvla_oft.targets.siirl import env as siirl_env
 from libero_openvla_oft.targets.siirl import glue, manifest, pipeline, rollout, train
 from libero_openvla_oft.targets.siirl.env import SiirlEnv
@@ -518,3 +525,35 @@ def test_every_override_is_read(step: Step, update: tuple) -> None:
     for key, source in READ_ELSEWHERE.items():
         text = root.joinpath(source).read_text()
         assert key.rsplit(".", 1)[-1] in text, f"{key}: not in siiRL's {source}"
+
+
+def test_siirls_rollout_decodes_the_checkpoint_as_the_policy_does(
+    siirl: types.SimpleNamespace,
+) -> None:
+    """siiRL's own OFT decoding, from this package's ``process_input`` through siiRL's
+    ``_generate_one_step`` to the checkpoint class's own ``generate_action_verl`` (siiRL's
+    vendored OpenVLA-OFT, built by :func:`prismatic.prismatic`), gives the tokens and actions
+    this package's policy gives on the same frames and tasks: the path smoke, RLinf and verl
+    take. Greedy, on prompts of three lengths, the tasks upper-cased."""
+    config = parsed_config(siirl).actor_rollout_ref
+    with prismatic(config.embodied.unnorm_key) as (network, policy):
+        with make_env(backend="synthetic", num_envs=3, seed=1, video=False) as env:
+            obs, _ = env.reset()
+        obs["task"] = [
+            f"{task.upper()} {'now ' * i}" for i, task in enumerate(obs["task"])
+        ]
+        ours = policy.act(obs, sample=False)
+        step = siirl.rollout.EmbodiedHFRollout.__new__(siirl.rollout.EmbodiedHFRollout)
+        step.config, step.model = config, network
+        step.processor = TinyProcessor(policy)
+        rows = [{"images": [obs[name][i] for name in CAMERAS]} for i in range(3)]
+        inputs = step.process_input(rows, obs["task"])
+        with torch.no_grad():
+            batch = step._generate_one_step(
+                {**inputs, "do_sample": False, "temperature": 1.0}
+            )
+    assert torch.equal(batch["responses"].view(3, -1), ours.action_tokens.view(3, -1))
+    theirs = canonical_actions(
+        torch.as_tensor(batch["action"], dtype=torch.float32), None
+    )
+    assert torch.allclose(theirs.view(ours.actions.shape), ours.actions, atol=1e-5)

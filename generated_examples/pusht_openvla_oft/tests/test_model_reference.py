@@ -2,254 +2,47 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 """The policy core against the checkpoint's own inference code, on the same weights and inputs.
 
-A real openvla_oft checkpoint is a Prismatic model: Llama 2 with image patches after BOS,
-loaded with the ``modeling_prismatic.py`` it ships. The reference here is that code as
-siiRL 0.2.0 vendors it (``siirl/models/embodied/openvla_oft``: OpenVLA-OFT's own
-``predict_action``, the code behind the OFT checkpoints and siiRL's OFT rollout). RLinf's model
-classes import the same code from the openvla-oft repository, which no wheel ships, and
-verl 0.7.1's copy is only in its source tree: siiRL's is the one that imports here.
-
-Each test builds one tiny model of that class, runs the reference one observation at a time
-(its ``predict_action`` takes a batch of one) and our :class:`~pusht_openvla_oft.model.Policy` on a
-left-padded batch of prompts of different lengths, and compares action tokens, log-probs and
-actions. What differs if a convention is wrong: the prompt's last token ([29871]),
-zeroed placeholder embeddings, the logits read one position before each placeholder, the
-image placed after BOS under padding, positions that skip the padding, the lowercased task.
-
-Two stand-ins, each for something that cannot run here, neither on the language side
-under test:
-
-- ``timm``: Prismatic's vision towers are timm ViTs, and the code requires timm 0.9, which
-  imports torchvision's compiled operators; no torchvision build for this CPU torch exists.
-  :func:`_install_timm` registers a small ViT with the attributes the code reads. Both sides
-  run the same tower with the same weights.
-- transformers 5: the 2024 code reads ``_supports_sdpa`` before its language model
-  exists, overrides ``tie_weights`` with the old signature, and builds its output with
-  ``past_key_values``, which transformers 5 renames; :func:`_reference_class` and
-  :func:`_output_class` fix those and change nothing else.
+The reference is the openvla_oft checkpoints' own ``modeling_prismatic.py`` as siiRL 0.2.0 vendors it
+(OpenVLA-OFT's ``predict_action``), built by
+:func:`prismatic.prismatic` with tiny weights and the stand-ins it names. Each test runs the
+reference one observation at a time (its ``predict_action`` takes a batch of one) and our
+:class:`~pusht_openvla_oft.model.Policy` on a left-padded batch of prompts of different lengths,
+and compares action tokens, log-probs and actions. What differs if a convention is wrong: the
+prompt's last token ([29871]), zeroed placeholder embeddings, the logits read one
+position before each placeholder, the image placed after BOS under padding, positions that
+skip the padding, the lowercased task.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 import torch
+from prismatic import UNNORM_KEY, prismatic
 
 from pusht_openvla_oft.env import make_env
-from pusht_openvla_oft.model import CHUNK, DIM, Policy, tiny
-from pusht_openvla_oft.model import policy as policy_module
+from pusht_openvla_oft.model import CHUNK, DIM, Policy
 from pusht_openvla_oft.model.action_tokens import (
     FIRST_TOKEN,
     VOCAB_END,
-    Normalizer,
     canonical_actions,
 )
-from pusht_openvla_oft.model.backbone import Backbone
 from pusht_openvla_oft.model.inputs import ACTION_PREFIX, CAMERAS, prompts
 
 N = 3
-REFERENCE = "openvla_oft"
-# Prismatic's fused DINOv2 + SigLIP normalization: one (mean, std) triple per tower
-MEAN = [0.484375, 0.455078125, 0.40625, 0.5, 0.5, 0.5]
-STD = [0.228515625, 0.2236328125, 0.224609375, 0.5, 0.5, 0.5]
-
-
-class _LayerScale(torch.nn.Module):
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.inplace = False
-        self.gamma = torch.nn.Parameter(torch.full((dim,), 0.5))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * self.gamma
-
-
-class _Block(torch.nn.Module):
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(dim)
-        self.attn = torch.nn.MultiheadAttention(dim, 2, batch_first=True)
-        self.ls1 = _LayerScale(dim)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.norm(x)
-        return x + self.ls1(self.attn(h, h, h, need_weights=False)[0])
-
-
-class _TinyViT(torch.nn.Module):
-    """What Prismatic reads off a timm ViT: ``patch_embed.num_patches``, ``blocks``,
-    ``embed_dim`` and ``get_intermediate_layers``."""
-
-    def __init__(self, img_size: int, dim: int, patch: int = 32) -> None:
-        super().__init__()
-        self.embed_dim = dim
-        self.patch_embed = torch.nn.Conv2d(3, dim, patch, patch)
-        self.patch_embed.num_patches = (img_size // patch) ** 2
-        self.blocks = torch.nn.ModuleList(_Block(dim) for _ in range(3))
-
-    def get_intermediate_layers(
-        self, x: torch.Tensor, n: set[int]
-    ) -> tuple[torch.Tensor, ...]:
-        x = self.patch_embed(x).flatten(2).transpose(1, 2)
-        out = []
-        for i, block in enumerate(self.blocks):
-            x = block(x)
-            if i in n:
-                out.append(x)
-        return tuple(out)
-
-
-def _install_timm(monkeypatch: pytest.MonkeyPatch) -> None:
-    timm = types.ModuleType("timm")
-    timm.__version__ = "0.9.16"  # the versions modeling_prismatic accepts
-    timm.create_model = lambda model_id, img_size=224, **_: _TinyViT(
-        img_size, 16 if "dinov2" in model_id else 24
-    )
-    models = types.ModuleType("timm.models")
-    vit = types.ModuleType("timm.models.vision_transformer")
-    vit.LayerScale = _LayerScale
-    models.vision_transformer = vit
-    timm.models = models
-    for name, module in (
-        ("timm", timm),
-        ("timm.models", models),
-        ("timm.models.vision_transformer", vit),
-    ):
-        monkeypatch.setitem(sys.modules, name, module)
-
-
-def _reference_package(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """siiRL's copy of the Prismatic code, imported as a package of its own: siiRL's
-    ``__init__`` (its logging set-up and dependencies) never runs."""
-    found = importlib.util.find_spec("siirl")
-    if found is None or found.origin is None:
-        pytest.fail(
-            "siiRL is not installed: pip install --no-deps siirl==0.2.0 (README)"
-        )
-    folder = Path(found.origin).parent / "models" / "embodied" / REFERENCE
-    name = f"_reference_{REFERENCE}"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    package = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, name, package)
-    spec.loader.exec_module(package)
-    return package
-
-
-def _output_class() -> type:
-    """Prismatic's output with the field transformers 5 renames ``past_key_values`` to."""
-    from transformers.modeling_outputs import ModelOutput
-
-    @dataclass
-    class Output(ModelOutput):
-        loss: torch.Tensor | None = None
-        logits: torch.Tensor | None = None
-        cache: Any = None
-        hidden_states: Any = None
-        attentions: Any = None
-        projector_features: torch.Tensor | None = None
-
-    return Output
-
-
-def _reference_class(modeling: types.ModuleType) -> type:
-    class Reference(modeling.OpenVLAForActionPrediction):
-        _supports_sdpa = (
-            False  # read by transformers 5 before the language model exists
-        )
-
-        def tie_weights(
-            self, *args, **kwargs
-        ) -> None:  # transformers 5 passes keywords
-            return None
-
-    return Reference
 
 
 @pytest.fixture(scope="module")
-def setup() -> tuple[torch.nn.Module, Policy, dict]:
-    monkeypatch = pytest.MonkeyPatch()
-    try:
-        _install_timm(monkeypatch)
-        package = _reference_package(monkeypatch)
-        configuration = importlib.import_module(
-            f"{package.__name__}.configuration_prismatic"
-        )
-        modeling = importlib.import_module(f"{package.__name__}.modeling_prismatic")
-        # OFT's shape constants are module globals its constants.py picks per robot platform
-        monkeypatch.setattr(modeling, "NUM_ACTIONS_CHUNK", CHUNK)
-        monkeypatch.setattr(modeling, "ACTION_DIM", DIM)
-        monkeypatch.setattr(
-            modeling, "PrismaticCausalLMOutputWithPast", _output_class()
-        )
-        stats = policy_module.ACTION_STATS
-        if stats is None and hasattr(tiny, "ACTION_STATS"):
-            stats = tuple(tiny.ACTION_STATS[k] for k in ("q01", "q99", "mask"))
-        if (
-            stats is None
-        ):  # no statistics: the identity, which the reference needs to be given
-            stats = ([-1.0] * DIM, [1.0] * DIM, [True] * DIM)
-        tokenizer = tiny._tokenizer()
-        config = configuration.OpenVLAConfig(
-            vision_backbone_id="dinosiglip-vit-so-224px",
-            llm_backbone_id="llama2-7b-pure",
-            arch_specifier="no-align+fused-gelu-mlp",
-            image_resize_strategy="resize-naive",
-            text_config={
-                "vocab_size": -(-VOCAB_END // 64) * 64,
-                "hidden_size": 64,
-                "intermediate_size": 128,
-                "num_hidden_layers": 2,
-                "num_attention_heads": 4,
-                "num_key_value_heads": 2,
-                "pad_token_id": tokenizer.pad_token_id,
-            },
-            pad_token_id=tokenizer.pad_token_id,
-            pad_to_multiple_of=-(-VOCAB_END // 64) * 64 - VOCAB_END,
-            norm_stats={
-                "tiny": {
-                    "action": dict(zip(("q01", "q99", "mask"), stats, strict=True))
-                }
-            },
-        )
-        config._attn_implementation = "eager"
-        torch.manual_seed(0)
-        network = _reference_class(modeling)(config).eval()
-        with (
-            torch.no_grad()
-        ):  # a trained checkpoint's most likely tokens are action tokens
-            network.get_output_embeddings().weight[FIRST_TOKEN:VOCAB_END] *= 40
-        backbone = Backbone(
-            model=network,
-            network=network,
-            tokenizer=tokenizer,
-            base=None,
-            prismatic=True,
-        )
-        policy = Policy(
-            backbone,
-            image_mean=MEAN * len(CAMERAS),
-            image_std=STD * len(CAMERAS),
-            normalizer=Normalizer(*stats),
-            device=torch.device("cpu"),
-            dtype=torch.float32,
-        )
+def setup() -> Iterator[tuple[torch.nn.Module, Policy, dict]]:
+    with prismatic() as (network, policy):
         with make_env(backend="synthetic", num_envs=N, seed=1, video=False) as env:
             obs, _ = env.reset()
         obs["task"] = [
             f"{task.upper()} {'now ' * i}" for i, task in enumerate(obs["task"])
         ]
         yield network, policy, obs
-    finally:
-        monkeypatch.undo()
 
 
 def _reference_ids(policy: Policy, text: str) -> torch.Tensor:
@@ -277,7 +70,7 @@ def _reference(
             input_ids=ids,
             attention_mask=torch.ones_like(ids),
             pixel_values=pixels,
-            unnorm_key="tiny",
+            unnorm_key=UNNORM_KEY,
         )
     return hidden[0].float() @ rows.T.float(), np.asarray(actions).reshape(CHUNK, DIM)
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..families import FAMILIES
+from ..modelplan import center_crop
 from . import TargetDecl, WarningFilter, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 from ._siirl_example import EXAMPLE, ExampleRow, example_rows
@@ -301,9 +302,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     unnorm_key = model.unnorm_key or f"{suite}_vlagen"
     embodied_type = "openvla-oft" if oft else "openvla"
     training = spec.training
-    # OpenVLA checkpoints are fine-tuned on random crops and evaluated center-cropped (siiRL's
-    # default, and its SRPO reference run); other families see the whole frame.
-    center_crop = model.family in ("openvla", "openvla_oft")
+    # the package's process_input crops as its policy does (model.center_crop); the key says so
+    crop = center_crop(model) is not None
     overrides: list[tuple[str, object]] = [
         ("data.dataset_type", "embodied"),
         ("data.train_batch_size", training.train_batch_size),
@@ -354,7 +354,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.embodied.embodied_type", embodied_type),
         ("actor_rollout_ref.embodied.action_token_len", token_len),
         ("actor_rollout_ref.embodied.action_chunks_len", chunks),
-        ("actor_rollout_ref.embodied.center_crop", center_crop),
+        ("actor_rollout_ref.embodied.center_crop", crop),
         ("actor_rollout_ref.embodied.unnorm_key", unnorm_key),
         ("actor_rollout_ref.embodied.env.env_name", suite),
         ("actor_rollout_ref.embodied.env.num_envs", env.num_envs),

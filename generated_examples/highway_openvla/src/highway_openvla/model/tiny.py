@@ -21,21 +21,23 @@ from ..spec import SPEC
 from .action_tokens import BINS, VOCAB_END
 from .inputs import ACTION_PREFIX, IMAGE_SIZE
 
-SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
+SPECIALS = ["<unk>", "<s>", "</s>"]
+PAD = "<pad>"
 IMAGE_TOKEN = "<image>"
 PATCH_SIZES = (32, 28, 16, 14, 8)
 
 
 def _vocabulary() -> list[str]:
-    """Specials, the image token, the spec's prompt words, fillers, then action tokens;
-    Llama 2's ``▁`` at its id where the prompt ends with it (``ACTION_PREFIX``)."""
+    """Llama's ``VOCAB_END`` ids as OpenVLA lays them out: specials, the image token, the
+    spec's prompt words, fillers, then the action tokens at the top; Llama 2's ``▁`` at its
+    id where the prompt ends with it (``ACTION_PREFIX``)."""
     text = f"{SPEC.model.prompt_template} {SPEC.env.task}"
     words = list(dict.fromkeys(re.findall(r"\w+|[^\w\s]+", text)))
     head = [*SPECIALS, IMAGE_TOKEN, *words][: VOCAB_END - BINS]
     fillers = [f"<w{i}>" for i in range(VOCAB_END - BINS - len(head))]
     vocabulary = [*head, *fillers, *(f"<a{i}>" for i in range(BINS))]
     for index in ACTION_PREFIX:
-        vocabulary[index] = "\u2581" if len(ACTION_PREFIX) == 1 else f"\u2581{index}"
+        vocabulary[index] = "\u2581"
     return vocabulary
 
 
@@ -51,7 +53,7 @@ def _tokenizer():
         unk_token="<unk>",
         bos_token="<s>",
         eos_token="</s>",
-        pad_token="<pad>",
+        pad_token=PAD,  # added after the vocabulary, as OpenVLA adds it: id VOCAB_END
         padding_side="left",
         add_bos_token=True,
         extra_special_tokens={"image_token": IMAGE_TOKEN},
@@ -71,7 +73,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
     patch = next((p for p in PATCH_SIZES if height % p == 0), 1)
     channels = len(SPEC.model.image_mean or (0.5, 0.5, 0.5))  # 3 per fused backbone
     tokenizer = _tokenizer()
-    padded_vocab = -(-VOCAB_END // 64) * 64  # as OpenVLA pads Llama's 32000 to 32064
+    padded_vocab = -(-(VOCAB_END + 1) // 64) * 64  # OpenVLA pads 32000 + <pad> to 32064
     config = LlavaConfig(
         vision_config=SiglipVisionConfig(
             hidden_size=hidden_size,

@@ -27,12 +27,11 @@ import torch.nn.functional as F
 
 from ..spec import SPEC
 from .backbone import CHECKPOINT, TRUST_REMOTE_CODE, CheckpointError
+from .crop import center_crop
 
 CAMERAS = ("front",)
 IMAGE_SIZE = (112, 112)
 STATE_DIM = 0
-CENTER_CROP = None
-"""Area fraction of each frame's centre crop before the resize; None: the whole frame."""
 PATCH_MULTIPLE = 28
 """Pixels per merged patch side: 14-pixel patches, 2x2 per language token."""
 IMAGE_TOKENS = 16
@@ -82,28 +81,14 @@ def prompts(tasks: Sequence[str]) -> list[str]:
     return [template.format(task=task) for task in tasks]
 
 
-def center_crop(frames: np.ndarray) -> np.ndarray:
-    """The centre ``CENTER_CROP`` of the area of ``[N, H, W, 3]`` frames (a view; sides
-    ``sqrt(CENTER_CROP)`` of the frame's), or the frames themselves without a crop."""
-    if CENTER_CROP is None:
-        return frames
-    height, width = frames.shape[1:3]
-    side = CENTER_CROP**0.5
-    crop_h, crop_w = max(1, round(height * side)), max(1, round(width * side))
-    top, left = (height - crop_h) // 2, (width - crop_w) // 2
-    return frames[:, top : top + crop_h, left : left + crop_w]
-
-
 def resize(frames: np.ndarray) -> np.ndarray:
     """uint8 ``[N, H, W, 3]`` → uint8 ``[N, *IMAGE_SIZE, 3]`` (its centre crop first, where
     the spec has one), antialiased bilinear on the CPU (torch's channels-last uint8
     kernel; a no-op at the size already)."""
-    frames = np.require(
-        center_crop(frames), requirements=("C", "W")
-    )  # torch takes no read-only memory
+    frames = center_crop(torch.from_numpy(np.require(frames, requirements=("C", "W"))))
     if tuple(frames.shape[1:3]) == IMAGE_SIZE:
-        return frames
-    images = torch.from_numpy(frames).permute(0, 3, 1, 2)  # channels-last, no copy
+        return frames.numpy()
+    images = frames.permute(0, 3, 1, 2)  # channels-last, no copy
     images = F.interpolate(
         images, size=IMAGE_SIZE, mode="bilinear", antialias=True, align_corners=False
     )

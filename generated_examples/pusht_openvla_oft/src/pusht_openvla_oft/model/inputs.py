@@ -3,7 +3,7 @@
 """Canonical observations → model inputs, as batched tensor ops on the model's device.
 
 Images: each camera the model sees, uint8 ``[N, H, W, 3]``, is copied to the device once
-(pinned and non-blocking on CUDA), cropped to its centre ``CENTER_CROP`` of the area (as the
+(pinned and non-blocking on CUDA), cropped to its centre ``crop.CENTER_CROP`` of the area (as the
 checkpoint was evaluated), resized to ``IMAGE_SIZE`` with antialiasing, scaled to
 [0, 1] and normalized with each (mean, std) triple; cameras stack along the batch, so
 ``pixel_values`` is ``[N * len(CAMERAS), 3 * triples, H, W]``, camera-major within an env.
@@ -24,12 +24,11 @@ import torch
 import torch.nn.functional as F
 
 from ..spec import SPEC
+from .crop import center_crop
 
 CAMERAS = ("top",)
 IMAGE_SIZE = (224, 224)
 STATE_DIM = 0
-CENTER_CROP = 0.9
-"""Area fraction of each frame's centre crop before the resize; None: the whole frame."""
 ACTION_PREFIX = (29871,)
 """Token ids between the prompt and the first action token, as the checkpoint was trained."""
 
@@ -61,19 +60,6 @@ def prompts(tasks: Sequence[str]) -> list[str]:
     and OpenVLA-OFT's training and evaluation prompts; RLinf and verl do the same)."""
     template = SPEC.model.prompt_template
     return [template.format(task=task.lower()) for task in tasks]
-
-
-def center_crop(frames: Any) -> Any:
-    """The centre ``CENTER_CROP`` of the area of ``[..., H, W, 3]`` frames (a view; the
-    crop's sides are ``sqrt(CENTER_CROP)`` of the frame's, as OpenVLA-OFT's evaluation
-    crops), or the frames themselves without a crop."""
-    if CENTER_CROP is None:
-        return frames
-    height, width = frames.shape[-3], frames.shape[-2]
-    side = CENTER_CROP**0.5
-    crop_h, crop_w = max(1, round(height * side)), max(1, round(width * side))
-    top, left = (height - crop_h) // 2, (width - crop_w) // 2
-    return frames[..., top : top + crop_h, left : left + crop_w, :]
 
 
 def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
@@ -116,12 +102,16 @@ class ImagePreprocessor:
         self.device, self.dtype = device, dtype
 
     def __call__(self, obs: Mapping[str, Any]) -> torch.Tensor:
-        frames = [
-            self._resized(center_crop(to_device(obs[name], self.device)))
-            for name in CAMERAS
-        ]
+        return self.normalize(
+            [center_crop(to_device(obs[name], self.device)) for name in CAMERAS]
+        )
+
+    def normalize(self, frames: Sequence[torch.Tensor]) -> torch.Tensor:
+        """uint8 ``[N, H, W, 3]`` frames on the device, one per camera, already cropped →
+        ``pixel_values`` (what a checkpoint's image processor does after the crop)."""
+        resized = [self._resized(f) for f in frames]
         images = (
-            torch.stack(frames, dim=1).float().unsqueeze(2)
+            torch.stack(resized, dim=1).float().unsqueeze(2)
         )  # [N, cameras, 1, 3, H, W]
         triples = self.scale.shape[0]  # a copy per triple only for fused backbones
         pixels = images.expand(-1, -1, triples, -1, -1, -1).contiguous()

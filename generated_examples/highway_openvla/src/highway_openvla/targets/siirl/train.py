@@ -60,7 +60,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.embodied.embodied_type", "openvla"),
     ("actor_rollout_ref.embodied.action_token_len", 2),
     ("actor_rollout_ref.embodied.action_chunks_len", 1),
-    ("actor_rollout_ref.embodied.center_crop", True),
+    ("actor_rollout_ref.embodied.center_crop", False),
     ("actor_rollout_ref.embodied.unnorm_key", "highway_openvla_vlagen"),
     ("actor_rollout_ref.embodied.env.env_name", "highway_openvla"),
     ("actor_rollout_ref.embodied.env.num_envs", 4),

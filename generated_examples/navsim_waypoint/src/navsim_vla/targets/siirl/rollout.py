@@ -8,9 +8,10 @@ from it (at run time, from the class siiRL's module defines) and changes only th
 
 - the env is :class:`~.env.SiirlEnv` with the pool siiRL's config asks for;
 - ``_obs_to_input`` takes the model's cameras (front) from the adapter's layout;
-- ``process_input`` formats the spec's prompt template, center-crops each image when
-  ``embodied.center_crop`` is set (as siiRL's own does, without TensorFlow) and left-pads
-  the batch;
+- ``process_input`` makes the prompts and crops the frames as the package's policy does
+  (:func:`~..model.inputs.prompts`, ``ACTION_PREFIX``, :func:`~..model.crop.center_crop`,
+  which ``embodied.center_crop`` mirrors) and left-pads the batch: siiRL, RLinf, verl and
+  smoke decode one checkpoint from the same inputs;
 - the V-JEPA model is loaded only for ``srpo``, whose reward uses its embeddings;
 - each chunk's output carries ``vlagen_terms``, the reward terms the pipeline's
   ``shape_reward`` node sums.
@@ -20,53 +21,25 @@ Generation, log-probs and training stay siiRL's own code.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
+from ...model.crop import center_crop
+from ...model.inputs import ACTION_PREFIX
+from ...model.inputs import prompts as make_prompts
 from ...spec import SPEC
 from .env import CAMERA_KEYS, SiirlEnv
 
-LLAMA_SPACE = 29871  # OpenVLA appends Llama 2's "▁" token to every prompt
-CROP_SCALE = 0.9  # siiRL's center_crop_image keeps the central 90 % of the area
 LOADS_VIDEO_MODEL = False
 
 
 def model_images(obs: dict[str, Any]) -> list[np.ndarray]:
     """The model's camera images, upright, from the adapter's (robosuite-turned) layout."""
     return [np.ascontiguousarray(obs[key][::-1, ::-1]) for _, key in CAMERA_KEYS]
-
-
-def center_crop(image: np.ndarray, scale: float = CROP_SCALE) -> np.ndarray:
-    """The central ``scale`` of a uint8 ``[H, W, 3]`` frame's area, resized back to ``H x W``.
-
-    siiRL's ``center_crop_image`` (OpenVLA's evaluation crop) in torch: the crop box's sides are
-    ``sqrt(scale)`` of the frame's, sampled bilinearly on TensorFlow ``crop_and_resize``'s grid
-    (box corners on pixel centres: ``align_corners``), from [0, 1] floats back to uint8 as
-    ``convert_image_dtype`` does (``x * 255.5``, truncated)."""
-    height, width = image.shape[:2]
-    side = math.sqrt(scale)
-    low, high = -side, side  # the box in grid_sample's [-1, 1] coordinates
-    ys = torch.linspace(low, high, height) if height > 1 else torch.zeros(1)
-    xs = torch.linspace(low, high, width) if width > 1 else torch.zeros(1)
-    grid = torch.stack(torch.meshgrid(xs, ys, indexing="xy"), dim=-1).unsqueeze(0)
-    frame = (
-        torch.from_numpy(np.ascontiguousarray(image)).permute(2, 0, 1)[None].float()
-        / 255
-    )
-    out = F.grid_sample(frame, grid, mode="bilinear", align_corners=True).clamp(
-        0.0, 1.0
-    )
-    return (out[0].permute(1, 2, 0) * 255.5).to(torch.uint8).numpy()
-
-
-def prompt(task: str) -> str:
-    return SPEC.model.prompt_template.format(task=task)
 
 
 def left_pad(
@@ -145,20 +118,22 @@ def rollout_class(base: type) -> type:
 
             crop = self.config.embodied.center_crop
             rows, pixels = [], []
-            for item, task in zip(inputs, task_descriptions, strict=True):
-                text = prompt(task)
+            texts = make_prompts(task_descriptions)
+            for item, text in zip(inputs, texts, strict=True):
+                frames = [torch.from_numpy(image)[None] for image in item["images"]]
+                if crop:
+                    frames = [center_crop(frame) for frame in frames]
                 features = [
                     self.processor(
-                        text,
-                        Image.fromarray(center_crop(image) if crop else image).convert(
-                            "RGB"
-                        ),
+                        text, Image.fromarray(frame[0].numpy()).convert("RGB")
                     )
-                    for image in item["images"]
+                    for frame in frames
                 ]
                 ids = features[0]["input_ids"][0]
-                if int(ids[-1]) != LLAMA_SPACE:
-                    ids = torch.cat([ids, ids.new_tensor([LLAMA_SPACE])])
+                if ACTION_PREFIX and ids[-len(ACTION_PREFIX) :].tolist() != list(
+                    ACTION_PREFIX
+                ):
+                    ids = torch.cat([ids, ids.new_tensor(ACTION_PREFIX)])
                 rows.append(ids)
                 pixels.append(torch.cat([f["pixel_values"] for f in features], dim=1))
             input_ids, attention_mask = left_pad(
