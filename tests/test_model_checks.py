@@ -236,3 +236,44 @@ def test_the_custom_family_takes_no_backbone() -> None:
     errors = spec_errors(data)  # AReaL also refuses the custom family
     (line,) = [e for e in errors if "model.backbone:" in e]
     assert line.startswith("spec.yaml:") and "model.backbone: family 'custom' runs your own" in line
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_qwen(), "tests/test_model_reference_qwen.py"),  # openvla family, autoregressive
+        (
+            yaml.safe_load((REPO / "specs/highway_qwen_waypoint.yaml").read_text()),
+            "tests/test_model_reference_qwen.py",  # waypoints decode token by token too
+        ),
+        (yaml.safe_load(MINIMAL_SPEC), "tests/test_model_reference.py"),  # Prismatic's own code
+    ],
+    ids=["qwen_openvla", "qwen_waypoint", "llava_openvla"],
+)
+def test_the_policy_core_is_tested_against_the_checkpoints_own_code(
+    data: dict, expected: str
+) -> None:
+    """A Qwen policy core against transformers' ``generate``, needing no extra install; a
+    Prismatic one against siiRL's copy of OpenVLA's code."""
+    from vlagen.plan import make_plan
+
+    plan = make_plan(load_spec_text(yaml.safe_dump(data, sort_keys=False)).spec)
+    found = [f.path for f in plan.files if f.path.startswith("tests/test_model_reference")]
+    assert found == [expected]
+    assert bool(plan.model.test_installs) == expected.endswith("reference.py")
+
+
+def test_the_qwen_reference_classes_are_transformers_own_for_the_model_type() -> None:
+    """What the Qwen reference test imports is what transformers' auto classes pick for a
+    checkpoint of the backbone's ``model_type``."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES
+
+    from vlagen.backbones import BACKBONES
+
+    processors = [decl for decl in BACKBONES.values() if decl.processor]
+    assert processors
+    for decl in processors:
+        (model_type,) = decl.model_types
+        assert PROCESSOR_MAPPING_NAMES[model_type] == decl.processor_class
+        assert MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type] == decl.tiny_model

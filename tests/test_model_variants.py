@@ -104,8 +104,12 @@ VARIANTS.update(
     }
 )
 ONLY = {
-    "qwen2_5_openvla_state_lora": ("tests/test_model.py", "tests/test_closed_loop.py"),
-    "qwen3_openvla": ("tests/test_model.py",),
+    "qwen2_5_openvla_state_lora": (
+        "tests/test_model.py",
+        "tests/test_model_reference_qwen.py",
+        "tests/test_closed_loop.py",
+    ),
+    "qwen3_openvla": ("tests/test_model.py", "tests/test_model_reference_qwen.py"),
 }
 """Variants whose env is one of the others': only their policy-core tests run."""
 

@@ -50,6 +50,9 @@ class BackboneDecl:
     their own ``predict_action``, RLinf and verl append 29871, and OFT's parallel decoding
     reads the first action token's logits at that position."""
     tiny_model: str = "LlavaForConditionalGeneration"  #: transformers class of ``tiny.py``
+    processor_class: str | None = None
+    """transformers' processor of the checkpoints (``AutoProcessor``'s for their model_type):
+    the package's reference test tokenizes with it. None: no processor backbone."""
     tiny_config: str = "LlavaConfig"
     tiny_text: dict[str, Any] = field(default_factory=dict)  #: tiny text-config extras
     tiny_vision: dict[str, Any] = field(default_factory=dict)  #: tiny vision config
@@ -99,6 +102,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             image_block=_QWEN_BLOCK,
             chat=_QWEN_CHAT,
             tiny_model="Qwen2_5_VLForConditionalGeneration",
+            processor_class="Qwen2_5_VLProcessor",
             tiny_config="Qwen2_5_VLConfig",
             tiny_text={"rope_parameters": {"rope_type": "default", "mrope_section": [2, 3, 3]}},
             tiny_vision={
@@ -123,6 +127,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             image_block=_QWEN_BLOCK,
             chat=_QWEN_CHAT,
             tiny_model="Qwen3VLForConditionalGeneration",
+            processor_class="Qwen3VLProcessor",
             tiny_config="Qwen3VLConfig",
             tiny_text={
                 "head_dim": 16,

@@ -79,6 +79,13 @@ class ModelPlan:
         )
 
     @property
+    def qwen_reference(self) -> bool:
+        """Whether the package tests the policy core against transformers' own class of a
+        processor backbone (Qwen-VL) and its ``generate``: autoregressive decoding only,
+        transformers has no decoding over placeholders to compare a parallel one with."""
+        return self.processor and self.decoding == "autoregressive"
+
+    @property
     def test_installs(self) -> tuple[str, ...]:
         """What the model's tests import beside the ``test`` extra, installed ``--no-deps``."""
         return (REFERENCE_INSTALL,) if self.reference else ()

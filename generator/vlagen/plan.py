@@ -294,6 +294,8 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
     tests = ["test_model", "test_model_gpu", "test_closed_loop"]
     if model.reference:  # the checkpoints' own modeling code, and the test against it
         tests += ["prismatic", "test_model_reference"]
+    if model.qwen_reference:
+        tests.append("test_model_reference_qwen")
     for name in tests:
         files.append(PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja"))
     return tuple(sorted(files, key=lambda f: f.path))
