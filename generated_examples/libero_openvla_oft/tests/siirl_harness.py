@@ -37,7 +37,7 @@ from libero_openvla_oft.model.action_tokens import (
     VOCAB_END,
     ActionTokenizer,
 )
-from libero_openvla_oft.model.inputs import CAMERAS
+from libero_openvla_oft.model.inputs import CAMERAS, IMAGE_SIZE
 
 EMBODIED_TYPE = "openvla-oft"
 USES_VIDEO_MODEL = True
@@ -339,8 +339,9 @@ class TinyOpenVLA(torch.nn.Module):
 
 class TinyProcessor:
     """siiRL's ``PrismaticProcessor`` calling convention, ``processor(text, image)``, over the
-    tiny checkpoint's tokenizer and the package's resize and normalization (the crop is the
-    rollout's, before the processor). Stands in for the processor
+    tiny checkpoint's tokenizer: the PIL image resized as Prismatic's processor resizes it
+    (bicubic, to the model's size) and normalized as the package normalizes. Stands in for
+    the processor
     ``AutoProcessor.from_pretrained`` would load from an OpenVLA checkpoint, which imports
     ``timm`` and ``torchvision``."""
 
@@ -350,7 +351,15 @@ class TinyProcessor:
 
     def __call__(self, text: str, images: Any) -> dict[str, torch.Tensor]:
         ids = self.tokenizer(text, return_tensors="pt")["input_ids"]
-        pixels = self.images.normalize([torch.from_numpy(np.array(images))[None]])
+        from PIL import Image
+
+        height, width = IMAGE_SIZE
+        image = images.resize(
+            (width, height), Image.BICUBIC
+        )  # Prismatic's resize; a no-op at the size
+        pixels = self.images.normalize(
+            [torch.from_numpy(np.array(image)).permute(2, 0, 1)[None]]
+        )
         return {
             "input_ids": ids,
             "attention_mask": torch.ones_like(ids),

@@ -96,17 +96,17 @@ def test_unnormalize_by_hand() -> None:
 
 
 def test_center_crop_keeps_the_central_area_and_the_size() -> None:
-    ramp = torch.arange(100, dtype=torch.uint8)[None, None, :, None].expand(
-        2, 100, 100, 3
+    ramp = torch.arange(100, dtype=torch.uint8)[None, None, None, :].expand(
+        2, 3, 100, 100
     )
     out = center_crop(ramp)
     assert out.shape == ramp.shape and out.dtype == torch.uint8
     left = (
         (1 - CENTER_CROP**0.5) / 2 * 99
     )  # crop_and_resize's box edge on the 100-pixel ramp
-    assert abs(int(out[0, 50, 0, 0]) - left) <= 1
-    assert abs(int(out[1, 50, -1, 0]) - (99 - left)) <= 1
-    flat = torch.full((2, 64, 48, 3), 77, dtype=torch.uint8)
+    assert abs(int(out[0, 0, 50, 0]) - left) <= 1
+    assert abs(int(out[1, 0, 50, -1]) - (99 - left)) <= 1
+    flat = torch.full((2, 3, 64, 48), 77, dtype=torch.uint8)
     assert torch.equal(center_crop(flat), flat)
 
 

@@ -93,12 +93,19 @@ class Done:
 
 
 class LocalWorkerGroup:
-    """``RayWorkerGroup`` of one worker in this process; records each call."""
+    """``RayWorkerGroup`` of one worker in this process; records each call.
+
+    ``update_actor`` gets known advantages in place of verl's: trajectory ``k``'s are
+    ``(-1) ** k`` on its response tokens, so the update is checked with advantages that
+    cannot vanish (a group of a random tiny policy, started alike, often earns one reward,
+    and then GRPO's are all zero). verl's own are kept in ``computed_advantages``;
+    ``test_compute_advantage`` checks them."""
 
     def __init__(self, worker: Any) -> None:
         self.worker = worker
         self.world_size = 1
         self.calls: list[tuple[str, tuple, Any]] = []
+        self.computed_advantages: torch.Tensor | None = None
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.worker, name)
@@ -106,6 +113,11 @@ class LocalWorkerGroup:
         blocking = getattr(method, magic, {}).get("blocking", True)
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if name == "update_actor":
+                batch = args[0].batch
+                self.computed_advantages = batch["advantages"].clone()
+                sign = 1.0 - 2.0 * (torch.arange(batch.batch_size[0]) % 2)
+                batch["advantages"] = sign[:, None] * batch["response_mask"].float()
             value = method(*args, **kwargs)
             self.calls.append((name, args, value))
             return value if blocking else Done(value)
@@ -374,6 +386,7 @@ def run_step(tmp: Path, tiny: str, extra: list[str]) -> SimpleNamespace:
             generated=trainer.generated[0],
             update_batch=calls["update_actor"][0][0],
             update_output=calls["update_actor"][1],
+            computed_advantages=trainer.actor_rollout_wg.computed_advantages,
             before=before,
             after=after,
             tmp=tmp,
@@ -431,7 +444,10 @@ def test_flattened_batch_and_scores(step: SimpleNamespace) -> None:
     old = batch.batch["old_log_probs"]
     assert old.shape == (ROWS, CHUNK * DIM) and torch.isfinite(old).all()
     assert (old[~mask] == 0).all() and (old[mask] < 0).all()
-    assert torch.isfinite(batch.batch["advantages"]).all()
+    advantages = (
+        step.computed_advantages
+    )  # verl's own, before update_actor's known ones
+    assert torch.isfinite(advantages).all() and (advantages[~mask] == 0).all()
     # the rollout's log-probs (summoned parameters, autocast) are the actor's (FSDP forward)
     sampled = batch.batch["rollout_log_probs"]
     print("max |rollout - actor| log-prob:", (sampled - old)[mask].abs().max().item())

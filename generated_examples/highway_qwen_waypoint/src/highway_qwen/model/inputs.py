@@ -82,17 +82,21 @@ def prompts(tasks: Sequence[str]) -> list[str]:
 
 
 def resize(frames: np.ndarray) -> np.ndarray:
-    """uint8 ``[N, H, W, 3]`` → uint8 ``[N, *IMAGE_SIZE, 3]`` (its centre crop first, where
-    the spec has one), antialiased bilinear on the CPU (torch's channels-last uint8
-    kernel; a no-op at the size already)."""
-    frames = center_crop(torch.from_numpy(np.require(frames, requirements=("C", "W"))))
-    if tuple(frames.shape[1:3]) == IMAGE_SIZE:
-        return frames.numpy()
-    images = frames.permute(0, 3, 1, 2)  # channels-last, no copy
-    images = F.interpolate(
-        images, size=IMAGE_SIZE, mode="bilinear", antialias=True, align_corners=False
+    """uint8 ``[N, H, W, 3]`` → uint8 ``[N, *IMAGE_SIZE, 3]``, antialiased bilinear on the
+    CPU (torch's channels-last uint8 kernel; a no-op at the size already), then its centre
+    crop where the spec has one (:func:`~.crop.center_crop`)."""
+    images = torch.from_numpy(np.require(frames, requirements=("C", "W"))).permute(
+        0, 3, 1, 2
     )
-    return images.permute(0, 2, 3, 1).contiguous().numpy()
+    if tuple(images.shape[-2:]) != IMAGE_SIZE:
+        images = F.interpolate(
+            images,
+            size=IMAGE_SIZE,
+            mode="bilinear",
+            antialias=True,
+            align_corners=False,
+        )
+    return center_crop(images).permute(0, 2, 3, 1).contiguous().numpy()
 
 
 class Preprocessor:

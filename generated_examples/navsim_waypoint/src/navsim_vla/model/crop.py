@@ -2,11 +2,11 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 """The centre crop a checkpoint was evaluated with, one function for every path.
 
-OpenVLA-OFT checkpoints are fine-tuned on random crops of 90 % of the frame's area and
-evaluated on the centre crop, resized back to the frame's size by TensorFlow's
-``crop_and_resize`` (OpenVLA-OFT's evaluation, siiRL's ``center_crop_image``, verl's). The
-policy's inputs and every framework adapter of this package crop through
-:func:`center_crop`, so each decodes the same pixels.
+OpenVLA-OFT checkpoints are fine-tuned on random crops of 90 % of the image's area and
+evaluated on the centre crop of the image already resized to the model's size, resized
+back to it by TensorFlow's ``crop_and_resize`` (OpenVLA-OFT's LIBERO evaluation, siiRL's
+``center_crop_image``). The policy's inputs and every framework adapter of this package
+resize and then crop through :func:`center_crop`, so each decodes the same pixels.
 """
 
 from __future__ import annotations
@@ -18,24 +18,21 @@ CENTER_CROP = None
 """Area fraction of each frame's centre crop (``model.center_crop``); None: the whole frame."""
 
 
-def center_crop(frames: torch.Tensor) -> torch.Tensor:
-    """uint8 ``[N, H, W, 3]`` → uint8 ``[N, H, W, 3]``: the centre ``CENTER_CROP`` of each
-    frame's area resized back to ``H x W``, or the frames themselves without a crop.
+def center_crop(images: torch.Tensor) -> torch.Tensor:
+    """uint8 ``[N, 3, H, W]`` → uint8 ``[N, 3, H, W]``: the centre ``CENTER_CROP`` of each
+    image's area resized back to ``H x W``, or the images themselves without a crop.
 
     TensorFlow's ``crop_and_resize`` in torch: the box's sides are ``sqrt(CENTER_CROP)`` of
     the frame's, sampled bilinearly with the box corners on pixel centres
     (``align_corners``), from [0, 1] floats back to uint8 as ``convert_image_dtype`` does
     (``x * 255.5``, truncated)."""
     if CENTER_CROP is None:
-        return frames
-    count, height, width, _ = frames.shape
+        return images
+    count, _, height, width = images.shape
     side = CENTER_CROP**0.5
     ys = torch.linspace(-side, side, height) if height > 1 else torch.zeros(1)
     xs = torch.linspace(-side, side, width) if width > 1 else torch.zeros(1)
     grid = torch.stack(torch.meshgrid(xs, ys, indexing="xy"), dim=-1)
-    grid = grid.to(frames.device).expand(count, -1, -1, -1)
-    images = frames.permute(0, 3, 1, 2).float() / 255
-    out = F.grid_sample(images, grid, mode="bilinear", align_corners=True).clamp(
-        0.0, 1.0
-    )
-    return (out * 255.5).to(torch.uint8).permute(0, 2, 3, 1)
+    grid = grid.to(images.device).expand(count, -1, -1, -1)
+    out = F.grid_sample(images.float() / 255, grid, mode="bilinear", align_corners=True)
+    return (out.clamp(0.0, 1.0) * 255.5).to(torch.uint8)

@@ -69,12 +69,9 @@ def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
 
 
 class ImagePreprocessor:
-    """Resize and normalize camera frames on the model's device.
-
-    Frames stay uint8 through the resize on a CPU, where torch has a fast channels-last
-    uint8 kernel (a ``[N, H, W, 3]`` array viewed as ``[N, 3, H, W]`` already is
-    channels-last); on a GPU they turn float first. Normalization is a multiply-add in
-    place: ``(x / 255 - mean) / std = x * scale - shift``.
+    """Resize (:func:`resize`), crop (:func:`~.crop.center_crop`) and normalize camera
+    frames on the model's device. Normalization is a multiply-add in place:
+    ``(x / 255 - mean) / std = x * scale - shift``.
     """
 
     def __init__(
@@ -100,37 +97,47 @@ class ImagePreprocessor:
 
     def __call__(self, obs: Mapping[str, Any]) -> torch.Tensor:
         return self.normalize(
-            [center_crop(to_device(obs[name], self.device)) for name in CAMERAS]
+            [center_crop(resize(to_device(obs[name], self.device))) for name in CAMERAS]
         )
 
-    def normalize(self, frames: Sequence[torch.Tensor]) -> torch.Tensor:
-        """uint8 ``[N, H, W, 3]`` frames on the device, one per camera, already cropped →
-        ``pixel_values`` (what a checkpoint's image processor does after the crop)."""
-        resized = [self._resized(f) for f in frames]
-        images = (
-            torch.stack(resized, dim=1).float().unsqueeze(2)
+    def normalize(self, images: Sequence[torch.Tensor]) -> torch.Tensor:
+        """uint8 ``[N, 3, *IMAGE_SIZE]`` images on the device, one per camera →
+        ``pixel_values`` (what a checkpoint's image processor does at its size)."""
+        stacked = (
+            torch.stack(images, dim=1).float().unsqueeze(2)
         )  # [N, cameras, 1, 3, H, W]
         triples = self.scale.shape[0]  # a copy per triple only for fused backbones
-        pixels = images.expand(-1, -1, triples, -1, -1, -1).contiguous()
+        pixels = stacked.expand(-1, -1, triples, -1, -1, -1).contiguous()
         pixels.mul_(self.scale).sub_(
             self.shift
         )  # in place: fresh float buffers are slow
         return pixels.flatten(2, 3).flatten(0, 1).to(self.dtype)
 
-    def _resized(self, frames: torch.Tensor) -> torch.Tensor:
-        """``[N, H, W, 3]`` → contiguous ``[N, 3, *IMAGE_SIZE]``."""
-        images = frames.permute(0, 3, 1, 2)  # a channels-last view, no copy
-        if self.device.type != "cpu":
-            images = images.float()
-        if tuple(images.shape[-2:]) != IMAGE_SIZE:
-            images = F.interpolate(
-                images,
-                size=IMAGE_SIZE,
-                mode="bilinear",
-                antialias=True,
-                align_corners=False,
-            )
+
+def resize(frames: torch.Tensor) -> torch.Tensor:
+    """uint8 ``[N, H, W, 3]`` → contiguous uint8 ``[N, 3, *IMAGE_SIZE]`` on the frames'
+    device, antialiased bilinear: torch's channels-last uint8 kernel on a CPU (an
+    ``[N, H, W, 3]`` array viewed as ``[N, 3, H, W]`` already is channels-last), in float
+    and rounded on a GPU."""
+    images = frames.permute(0, 3, 1, 2)  # a channels-last view, no copy
+    if tuple(images.shape[-2:]) == IMAGE_SIZE:
         return images.contiguous()
+    if images.device.type == "cpu":
+        return F.interpolate(
+            images,
+            size=IMAGE_SIZE,
+            mode="bilinear",
+            antialias=True,
+            align_corners=False,
+        ).contiguous()
+    out = F.interpolate(
+        images.float(),
+        size=IMAGE_SIZE,
+        mode="bilinear",
+        antialias=True,
+        align_corners=False,
+    )
+    return out.round_().clamp_(0, 255).to(torch.uint8).contiguous()
 
 
 class PromptEncoder:

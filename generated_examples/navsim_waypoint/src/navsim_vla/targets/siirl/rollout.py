@@ -8,10 +8,11 @@ from it (at run time, from the class siiRL's module defines) and changes only th
 
 - the env is :class:`~.env.SiirlEnv` with the pool siiRL's config asks for;
 - ``_obs_to_input`` takes the model's cameras (front) from the adapter's layout;
-- ``process_input`` makes the prompts and crops the frames as the package's policy does
-  (:func:`~..model.inputs.prompts`, ``ACTION_PREFIX``, :func:`~..model.crop.center_crop`,
-  which ``embodied.center_crop`` mirrors) and left-pads the batch: siiRL, RLinf, verl and
-  smoke decode one checkpoint from the same inputs;
+- ``process_input`` makes the prompts and images as the package's policy does
+  (:func:`~..model.inputs.prompts`, ``ACTION_PREFIX``, :func:`~..model.inputs.resize`, then
+  :func:`~..model.crop.center_crop`, which ``embodied.center_crop`` must mirror) and
+  left-pads the batch: siiRL, RLinf, verl and smoke decode one checkpoint from the same
+  inputs (the checkpoint's processor then only normalizes: the images are at its size);
 - the V-JEPA model is loaded only for ``srpo``, whose reward uses its embeddings;
 - each chunk's output carries ``vlagen_terms``, the reward terms the pipeline's
   ``shape_reward`` node sums.
@@ -28,8 +29,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ...model.crop import center_crop
-from ...model.inputs import ACTION_PREFIX
+from ...model.crop import CENTER_CROP, center_crop
+from ...model.inputs import ACTION_PREFIX, resize
 from ...model.inputs import prompts as make_prompts
 from ...spec import SPEC
 from .env import CAMERA_KEYS, SiirlEnv
@@ -116,18 +117,24 @@ def rollout_class(base: type) -> type:
         ) -> dict[str, Any]:
             from PIL import Image
 
-            crop = self.config.embodied.center_crop
+            if bool(self.config.embodied.center_crop) != (CENTER_CROP is not None):
+                raise ValueError(
+                    f"embodied.center_crop={self.config.embodied.center_crop} but the policy "
+                    f"crops {CENTER_CROP} of each frame (model.center_crop): siiRL would "
+                    "decode other pixels than smoke and the other targets; change the spec"
+                )
             rows, pixels = [], []
             texts = make_prompts(task_descriptions)
             for item, text in zip(inputs, texts, strict=True):
-                frames = [torch.from_numpy(image)[None] for image in item["images"]]
-                if crop:
-                    frames = [center_crop(frame) for frame in frames]
-                features = [
-                    self.processor(
-                        text, Image.fromarray(frame[0].numpy()).convert("RGB")
+                images = [
+                    center_crop(resize(torch.from_numpy(image)[None]))[0].permute(
+                        1, 2, 0
                     )
-                    for frame in frames
+                    for image in item["images"]
+                ]
+                features = [
+                    self.processor(text, Image.fromarray(image.numpy()).convert("RGB"))
+                    for image in images
                 ]
                 ids = features[0]["input_ids"][0]
                 if ACTION_PREFIX and ids[-len(ACTION_PREFIX) :].tolist() != list(
