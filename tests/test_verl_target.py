@@ -168,12 +168,34 @@ def test_stages_that_do_not_split_the_envs() -> None:
     assert "EnvWorker.init_worker, workers/env/env_worker.py" in errors["env.num_envs"]
 
 
+def test_a_group_split_over_pipeline_stages_is_refused(runner, tmp_path: Path) -> None:
+    """Two stages of 4 envs each would take one group of rollout.n = 8 rows: its halves
+    would start from different seeds (the stage enters the package's group seed)."""
+    data = _data()
+    data["resources"]["pipeline_stages"] = 2
+    spec, out = tmp_path / "spec.yaml", tmp_path / "out"
+    spec.write_text(yaml.safe_dump(data, sort_keys=False), "utf-8")
+    refused = runner.invoke(main, ["new", str(spec), "-o", str(out)])
+    assert refused.exit_code == 2 and not out.exists()
+    assert re.search(r"spec\.yaml:\d+:\d+: env\.num_envs: verl 0\.7", refused.output)
+    assert "Traceback" not in refused.output
+    errors = _errors(data)
+    assert list(errors) == ["env.num_envs"]
+    message = errors["env.num_envs"]
+    assert message.startswith("verl 0.7 (targets[0]) would split a group of rollout.n (8)")
+    assert "the 4 envs per stage (num_envs 8 / 2 pipeline stages)" in message
+    assert "set num_envs to a multiple of 16 or use fewer pipeline stages" in message
+    data["env"]["num_envs"] = 16
+    data["training"]["train_batch_size"] = 8
+    assert _plan(data).target("verl").plan.num_envs == 8
+
+
 def test_envloop_needs_total_envs_divisible_by_the_stages() -> None:
     """EnvLoop divides env workers x env.train.num_envs (per stage) by the stages."""
     data = _data()
-    data["env"]["num_envs"] = 4
+    data["env"]["num_envs"] = 8  # 2 per stage: one group of 2 each
     data["resources"] = {"gpus_per_node": 2, "env_gpus_per_node": 1, "pipeline_stages": 4}
-    data["training"] = {"group_size": 2, "train_batch_size": 2, "mini_batch_size": 2}
+    data["training"] = {"group_size": 2, "train_batch_size": 4, "mini_batch_size": 2}
     data["env"]["max_episode_steps"] = 16
     errors = _errors(data)
     assert "EnvLoop.__init__, env_loop.py raises ValueError" in errors["env.num_envs"]

@@ -25,6 +25,10 @@ to ``verl/experimental/vla/`` at v0.7.1):
   the envs of all env workers, checked here. ``RobRayPPOTrainer._validate`` pads a validation
   batch to a multiple of one env worker's envs only, so ``data.val_batch_size`` is
   ``train_batch_size`` (validation then fills every env exactly, as training does).
+- The trainer repeats each row ``rollout.n`` times in a row and ``reset_envs_to_state_ids``
+  deals the rows to env workers, then to their stages, in order: a stage's envs
+  (``env.train.num_envs``) must be a multiple of ``rollout.n``, checked here, or a GRPO group
+  would span two stages, whose envs the package's env starts differently.
 
 The config is built here as data and checked against what verl composes for VLA training
 (``verl_0_7.config.json``, rebuilt from the source by :mod:`._verl_snapshot`) before anything
@@ -61,7 +65,8 @@ OWN_KEYS = {
     "env.train.backend": "the package's VerlEnv: null runs the spec's simulator, 'synthetic' "
     "the stand-in backend",
     "env.train.group_size": "the package's VerlEnv: envs given one state id start alike in "
-    "runs of this many (rollout.n), so two groups of one task on one worker differ",
+    "runs of this many, so two groups of one task on one worker differ; interpolates "
+    "actor_rollout_ref.rollout.n, which main_task resolves (OmegaConf.resolve, main_ppo.py)",
     "env.train.workers": "the package's VerlEnv: simulator processes per env stage (null: "
     "the spec's env.workers)",
 }
@@ -225,6 +230,19 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "task (compute_advantage in verl/trainer/ppo/ray_trainer.py groups by uid): "
             f"group_size must be at least 2, got {group}",
         )
+    elif per_stage_envs % group:
+        yield Issue(
+            ("env", "num_envs"),
+            f"{name} would split a group of rollout.n ({group}) rollouts over pipeline stages "
+            "or env workers, whose envs start elsewhere (the package's env seeds a start by "
+            "worker and stage): RobRayPPOTrainer.fit repeats each row rollout.n times in a row "
+            "(rob_ray_trainer.py) and reset_envs_to_state_ids gives each env worker "
+            "num_envs x pipeline_stage_num rows in order, each stage the next "
+            f"env.train.num_envs (workers/env/env_worker.py); the {per_stage_envs} envs per "
+            f"stage (num_envs {spec.env.num_envs} / {stages} pipeline stages) must be a "
+            f"multiple of group_size ({group}): set num_envs to a multiple of {stages * group} "
+            "or use fewer pipeline stages",
+        )
     total = env_world * spec.env.num_envs
     episodes = training.train_batch_size * group
     if episodes != total:
@@ -311,7 +329,8 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "only_eval": False,
                 "video_cfg": {"save_video": False, "video_base_dir": "verl_logs/video"},
                 "backend": None,  # ours: null is the spec's simulator, "synthetic" the stand-in
-                "group_size": group,
+                # ours: follows rollout.n (train.py refuses a config where it does not)
+                "group_size": "${actor_rollout_ref.rollout.n}",
                 "workers": None,
             },
             "disagg_sim": {"enable": bool(resources.env_nodes), "nnodes": resources.env_nodes or 1},
