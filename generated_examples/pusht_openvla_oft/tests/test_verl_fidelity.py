@@ -587,6 +587,37 @@ def test_check_refuses_a_batch_that_does_not_fit_the_workers(tmp_path: Path) -> 
         check(compose([*paths, micro]), root=tmp_path)
 
 
+def test_check_refuses_a_config_that_splits_a_group(tmp_path: Path) -> None:
+    """verl repeats each row rollout.n times in a row and deals the rows to env workers,
+    then to their stages, in order, and the env starts the envs of one state id alike in
+    runs of env.train.group_size on one stage: a group must lie on one stage, in one run."""
+    data = write_data(tmp_path / "data")
+    paths = [
+        f"data.train_files={data / 'train.parquet'}",
+        f"data.val_files={data / 'val.parquet'}",
+    ]
+    cfg = compose(paths)
+    assert cfg.env.train.group_size == cfg.actor_rollout_ref.rollout.n
+    check(cfg, root=tmp_path)  # the generated config keeps each group on one stage
+    n = cfg.actor_rollout_ref.rollout.n
+    assert (
+        compose([*paths, f"actor_rollout_ref.rollout.n={2 * n}"]).env.train.group_size
+        == 2 * n
+    )
+    with pytest.raises(
+        ConfigError, match=rf"env.train.group_size \({n + 1}\) must equal rollout.n"
+    ):
+        check(compose([*paths, f"env.train.group_size={n + 1}"]), root=tmp_path)
+    # the same envs, one per stage: each group of rollout.n rows spans rollout.n stages
+    stages = cfg.env.rollout.pipeline_stage_num * cfg.env.train.num_envs
+    one_per_stage = [f"env.rollout.pipeline_stage_num={stages}", "env.train.num_envs=1"]
+    with pytest.raises(
+        ConfigError,
+        match=rf"num_envs \(1, .*\) must be a multiple of rollout.n \({n}\)",
+    ):
+        check(compose([*paths, *one_per_stage]), root=tmp_path)
+
+
 def test_relative_paths_become_absolute(tmp_path: Path) -> None:
     """Ray workers start where their node's ``ray start`` ran: train.main passes verl
     absolute paths, and the composed config reads them back unchanged."""

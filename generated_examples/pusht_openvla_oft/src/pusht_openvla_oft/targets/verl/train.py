@@ -86,8 +86,11 @@ def batch_problems(cfg: Any) -> list[str]:
     override can break them): one step resets every env once
     (``EnvWorker.reset_envs_to_state_ids`` asserts ``num_envs x pipeline_stage_num`` ids per
     env worker, validation pads to no more), each stage's observations split evenly over
-    the rollout workers, and a mini-batch over the actors and into micro-batches
-    (``ActorRolloutRefWorker.__init__``)."""
+    the rollout workers, a mini-batch over the actors and into micro-batches
+    (``ActorRolloutRefWorker.__init__``), and each GRPO group on the envs of one stage of
+    one env worker, which the env starts alike in runs of ``env.train.group_size``: the
+    trainer repeats each row ``rollout.n`` times in a row, and verl deals the rows to env
+    workers, then to their stages, in order."""
     trainer, env = cfg.trainer, cfg.env
     env_nodes = env.disagg_sim.nnodes if env.disagg_sim.enable else trainer.nnodes
     env_workers = trainer.n_env_gpus_per_node * env_nodes
@@ -116,6 +119,19 @@ def batch_problems(cfg: Any) -> list[str]:
         problems.append(
             f"actor.ppo_mini_batch_size ({actor.ppo_mini_batch_size}) x rollout.n ({n}) over "
             f"{actors} actors must split into micro-batches of {micro}"
+        )
+    if env.train.num_envs % n:
+        problems.append(
+            f"env.train.num_envs ({env.train.num_envs}, the envs of one pipeline stage) must be "
+            f"a multiple of rollout.n ({n}), or a group of rollout.n rollouts spans two stages "
+            "or env workers, which start its envs differently"
+        )
+    group = env.train.get("group_size")
+    if group != n:
+        problems.append(
+            f"env.train.group_size ({group}) must equal rollout.n ({n}): the env starts the "
+            "envs of one state id alike in runs of group_size, one run per GRPO group (leave "
+            "it at ${actor_rollout_ref.rollout.n})"
         )
     return problems
 
