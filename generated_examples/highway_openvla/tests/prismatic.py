@@ -166,17 +166,20 @@ def _reference_class(modeling: types.ModuleType) -> type:
             return None
 
         def generate(
-            self, input_ids, max_new_tokens, attention_mask, pixel_values, **_
+            self, input_ids, max_new_tokens, attention_mask, pixel_values, **kwargs
         ):
             """What ``generate`` does greedily (since transformers 4.50 the 2024 class has
-            no ``generate``): the model's own forward over the whole sequence, the most
-            likely next token appended; the float32 logits of each step kept."""
+            no ``generate``): the model's own forward over the whole sequences, each row's
+            most likely next token appended; the float32 logits ``[rows, vocab]`` of each step
+            kept. Returns the sequences, in an output object under ``return_dict_in_generate``
+            (siiRL's rollout), as a tensor otherwise (``predict_action``)."""
             self.step_logits = []
             # predict_action appends 29871 to the ids, not to the mask; transformers 4.40's
             # Llama treated the missing column as attended, as the ones here do
             missing = input_ids.shape[1] - attention_mask.shape[1]
             attention_mask = torch.cat(
-                [attention_mask, attention_mask.new_ones(1, missing)], dim=1
+                [attention_mask, attention_mask.new_ones(len(input_ids), missing)],
+                dim=1,
             )
             for _ in range(max_new_tokens):
                 out = self(
@@ -184,12 +187,16 @@ def _reference_class(modeling: types.ModuleType) -> type:
                     attention_mask=attention_mask,
                     pixel_values=pixel_values,
                 )
-                logits = out.logits[0, -1].float()
+                logits = out.logits[:, -1].float()
                 self.step_logits.append(logits)
-                input_ids = torch.cat([input_ids, logits.argmax().view(1, 1)], dim=1)
+                input_ids = torch.cat(
+                    [input_ids, logits.argmax(-1, keepdim=True)], dim=1
+                )
                 attention_mask = torch.cat(
                     [attention_mask, attention_mask[:, -1:]], dim=1
                 )
+            if kwargs.get("return_dict_in_generate"):
+                return types.SimpleNamespace(sequences=input_ids)
             return input_ids
 
     return Reference

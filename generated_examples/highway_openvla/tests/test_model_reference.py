@@ -79,7 +79,7 @@ def _reference(
                 pixel_values=pixels,
                 attention_mask=torch.ones_like(ids[:, :1]).repeat(1, ids.shape[1] + 1),
             )
-    return torch.stack(network.step_logits)[:, FIRST_TOKEN:VOCAB_END], np.asarray(
+    return torch.stack(network.step_logits)[:, 0, FIRST_TOKEN:VOCAB_END], np.asarray(
         actions
     )
 

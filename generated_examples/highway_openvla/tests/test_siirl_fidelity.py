@@ -21,6 +21,7 @@ import sys
 import tempfile
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -30,6 +31,7 @@ os.environ.setdefault(
 )
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
+from prismatic import prismatic
 from siirl_harness import (
     Recorder,
     TinyOpenVLA,
@@ -38,8 +40,14 @@ from siirl_harness import (
     without_device_asserts,
 )
 
+from highway_openvla.env import make_env
 from highway_openvla.model import Policy, build_tiny
-from highway_openvla.model.action_tokens import FIRST_TOKEN, VOCAB_END
+from highway_openvla.model.action_tokens import (
+    FIRST_TOKEN,
+    VOCAB_END,
+    canonical_actions,
+)
+from highway_openvla.model.inputs import CAMERAS
 from highway_openvla.targets.siirl import glue, manifest, pipeline, rollout, train
 from highway_openvla.targets.siirl.env import SiirlEnv
 
@@ -115,10 +123,13 @@ def siirl(tmp_path_factory: pytest.TempPathFactory) -> types.SimpleNamespace:
                 rollout, "SiirlEnv", functools.partial(SiirlEnv, backend=BACKEND)
             )
             module = importlib.import_module(glue.ROLLOUT_MODULE)
-            step, removed = without_device_asserts(
-                module.EmbodiedHFRollout._generate_one_step
+            own = next(  # siiRL's class, under this package's subclass
+                c
+                for c in module.EmbodiedHFRollout.__mro__
+                if c.__module__ == module.__name__
             )
-            patches.setattr(module.EmbodiedHFRollout, "_generate_one_step", step)
+            step, removed = without_device_asserts(own._generate_one_step)
+            patches.setattr(own, "_generate_one_step", step)
             yield types.SimpleNamespace(
                 stood_in=stood_in,
                 device_asserts=removed,
@@ -464,3 +475,52 @@ def test_every_override_is_read(step: Step, update: tuple) -> None:
     for key, source in READ_ELSEWHERE.items():
         text = root.joinpath(source).read_text()
         assert key.rsplit(".", 1)[-1] in text, f"{key}: not in siiRL's {source}"
+
+
+def test_siirls_rollout_decodes_the_checkpoint_as_the_policy_does(
+    siirl: types.SimpleNamespace,
+) -> None:
+    """siiRL's own decoding, from this package's ``process_input`` through siiRL's
+    ``_generate_one_step`` to the checkpoint class's own ``generate`` (siiRL's vendored OpenVLA, run per prompt length by
+    this package's ``_generate_one_step``, built by :func:`prismatic.prismatic`), gives the tokens
+    and actions this package's policy gives on the same frames and tasks: the path smoke,
+    RLinf and verl take. Greedy, on prompts of three lengths, the tasks upper-cased."""
+    config = parsed_config(siirl).actor_rollout_ref
+    with prismatic(config.embodied.unnorm_key) as (network, policy):
+        with make_env(backend="synthetic", num_envs=3, seed=1, video=False) as env:
+            obs, _ = env.reset()
+        obs["task"] = [
+            f"{task.upper()} {'now ' * i}" for i, task in enumerate(obs["task"])
+        ]
+        ours = policy.act(obs, sample=False)
+        step = siirl.rollout.EmbodiedHFRollout.__new__(siirl.rollout.EmbodiedHFRollout)
+        step.config, step.model = config, network
+        step.processor = TinyProcessor(policy)
+        rows = [{"images": [obs[name][i] for name in CAMERAS]} for i in range(3)]
+        inputs = step.process_input(rows, obs["task"])
+        assert (
+            len(set(inputs["attention_mask"].sum(1).tolist())) == 3
+        )  # three prompt lengths
+        tokenizer = policy.prompts.tokenizer
+        inputs.update(
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+        )
+        masks: list[torch.Tensor] = []
+        forward = network.forward
+
+        def recording(*args: Any, **kwargs: Any) -> Any:
+            masks.append(kwargs["attention_mask"])
+            return forward(*args, **kwargs)
+
+        network.forward = recording
+        with torch.no_grad():
+            batch = step._generate_one_step(
+                {**inputs, "do_sample": False, "temperature": 1.0}
+            )
+    # OpenVLA's forward puts the patches after column 0: no row may carry padding there
+    assert masks and all(bool(mask.all()) for mask in masks)
+    assert torch.equal(batch["responses"].view(3, -1), ours.action_tokens.view(3, -1))
+    theirs = canonical_actions(
+        torch.as_tensor(batch["action"], dtype=torch.float32), None
+    )
+    assert torch.allclose(theirs.view(ours.actions.shape), ours.actions, atol=1e-5)

@@ -142,10 +142,13 @@ def siirl(tmp_path_factory: pytest.TempPathFactory) -> types.SimpleNamespace:
                 rollout, "SiirlEnv", functools.partial(SiirlEnv, backend=BACKEND)
             )
             module = importlib.import_module(glue.ROLLOUT_MODULE)
-            step, removed = without_device_asserts(
-                module.EmbodiedHFRollout._generate_one_step
+            own = next(  # siiRL's class, under this package's subclass
+                c
+                for c in module.EmbodiedHFRollout.__mro__
+                if c.__module__ == module.__name__
             )
-            patches.setattr(module.EmbodiedHFRollout, "_generate_one_step", step)
+            step, removed = without_device_asserts(own._generate_one_step)
+            patches.setattr(own, "_generate_one_step", step)
             yield types.SimpleNamespace(
                 stood_in=stood_in,
                 device_asserts=removed,
@@ -530,11 +533,11 @@ def test_every_override_is_read(step: Step, update: tuple) -> None:
 def test_siirls_rollout_decodes_the_checkpoint_as_the_policy_does(
     siirl: types.SimpleNamespace,
 ) -> None:
-    """siiRL's own OFT decoding, from this package's ``process_input`` through siiRL's
+    """siiRL's own decoding, from this package's ``process_input`` through siiRL's
     ``_generate_one_step`` to the checkpoint class's own ``generate_action_verl`` (siiRL's
-    vendored OpenVLA-OFT, built by :func:`prismatic.prismatic`), gives the tokens and actions
-    this package's policy gives on the same frames and tasks: the path smoke, RLinf and verl
-    take. Greedy, on prompts of three lengths, the tasks upper-cased."""
+    vendored OpenVLA-OFT, built by :func:`prismatic.prismatic`), gives the tokens
+    and actions this package's policy gives on the same frames and tasks: the path smoke,
+    RLinf and verl take. Greedy, on prompts of three lengths, the tasks upper-cased."""
     config = parsed_config(siirl).actor_rollout_ref
     with prismatic(config.embodied.unnorm_key) as (network, policy):
         with make_env(backend="synthetic", num_envs=3, seed=1, video=False) as env:
@@ -548,6 +551,13 @@ def test_siirls_rollout_decodes_the_checkpoint_as_the_policy_does(
         step.processor = TinyProcessor(policy)
         rows = [{"images": [obs[name][i] for name in CAMERAS]} for i in range(3)]
         inputs = step.process_input(rows, obs["task"])
+        assert (
+            len(set(inputs["attention_mask"].sum(1).tolist())) == 3
+        )  # three prompt lengths
+        tokenizer = policy.prompts.tokenizer
+        inputs.update(
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+        )
         with torch.no_grad():
             batch = step._generate_one_step(
                 {**inputs, "do_sample": False, "temperature": 1.0}

@@ -115,10 +115,13 @@ def siirl(tmp_path_factory: pytest.TempPathFactory) -> types.SimpleNamespace:
                 rollout, "SiirlEnv", functools.partial(SiirlEnv, backend=BACKEND)
             )
             module = importlib.import_module(glue.ROLLOUT_MODULE)
-            step, removed = without_device_asserts(
-                module.EmbodiedHFRollout._generate_one_step
+            own = next(  # siiRL's class, under this package's subclass
+                c
+                for c in module.EmbodiedHFRollout.__mro__
+                if c.__module__ == module.__name__
             )
-            patches.setattr(module.EmbodiedHFRollout, "_generate_one_step", step)
+            step, removed = without_device_asserts(own._generate_one_step)
+            patches.setattr(own, "_generate_one_step", step)
             yield types.SimpleNamespace(
                 stood_in=stood_in,
                 device_asserts=removed,

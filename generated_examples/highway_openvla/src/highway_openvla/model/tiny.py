@@ -31,7 +31,10 @@ def _vocabulary() -> list[str]:
     """Llama's ``VOCAB_END`` ids as OpenVLA lays them out: specials, the image token, the
     spec's prompt words, fillers, then the action tokens at the top; Llama 2's ``▁`` at its
     id where the prompt ends with it (``ACTION_PREFIX``)."""
-    text = f"{SPEC.model.prompt_template} {SPEC.env.task}"
+    prompt = SPEC.model.prompt_template.format(task=SPEC.env.task)
+    text = (
+        f"{prompt} {prompt.lower()}"  # as the prompt is filled, with a lowercased task
+    )
     words = list(dict.fromkeys(re.findall(r"\w+|[^\w\s]+", text)))
     head = [*SPECIALS, IMAGE_TOKEN, *words][: VOCAB_END - BINS]
     fillers = [f"<w{i}>" for i in range(VOCAB_END - BINS - len(head))]

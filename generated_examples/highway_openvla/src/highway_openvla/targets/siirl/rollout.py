@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from ...model.crop import CENTER_CROP, center_crop
 from ...model.inputs import ACTION_PREFIX, resize
@@ -54,6 +55,26 @@ def left_pad(
         ids[i, width - len(row) :] = row
         mask[i, width - len(row) :] = 1
     return ids, mask
+
+
+def merge_rows(
+    parts: list[dict[str, Any]], rows: torch.Tensor, pad_id: int
+) -> dict[str, Any]:
+    """Step outputs of row subsets (``rows``: each subset's row indices, concatenated) as
+    one batch in row order; token tables left-padded to one width (masks with 0)."""
+    order = torch.argsort(rows)
+    merged: dict[str, Any] = {}
+    for key, first in parts[0].items():
+        values = [part[key] for part in parts]
+        if isinstance(first, np.ndarray):
+            merged[key] = np.concatenate(values)[order.numpy()]
+            continue
+        if first.dim() == 2:
+            width = max(v.shape[1] for v in values)
+            fill = 0 if key == "attention_mask" else pad_id
+            values = [F.pad(v, (width - v.shape[1], 0), value=fill) for v in values]
+        merged[key] = torch.cat(values)[order.to(first.device)]
+    return merged
 
 
 class ZeroEmbedding:
@@ -156,6 +177,31 @@ def rollout_class(base: type) -> type:
                 "attention_mask": attention_mask.to(device),
                 "pixel_values": torch.cat(pixels).to(device),
             }
+
+        def _generate_one_step(self, prompts: dict[str, Any]) -> dict[str, Any]:
+            """siiRL's step, once per prompt length: its OpenVLA forward puts the image
+            patches after column 0 and counts positions from there, which in a left-padded
+            row is a pad token; rows of one length need no padding. The outputs are put back
+            into one batch in the rows' order."""
+            ids, mask = prompts["input_ids"], prompts["attention_mask"]
+            lengths = mask.sum(dim=1)
+            parts, rows = [], []
+            for length in lengths.unique().tolist():
+                index = (lengths == length).nonzero().flatten()
+                part = {
+                    key: value[index]
+                    if isinstance(value, torch.Tensor)
+                    and value.shape[:1] == ids.shape[:1]
+                    else value
+                    for key, value in prompts.items()
+                }
+                part["input_ids"] = ids[index, ids.shape[1] - length :]
+                part["attention_mask"] = mask[index, ids.shape[1] - length :]
+                parts.append(super()._generate_one_step(part))
+                rows.append(index)
+            return merge_rows(
+                parts, torch.cat(rows), self.processor.tokenizer.pad_token_id
+            )
 
         def _generate_chunk_rollout(self, prompts: Any) -> Any:
             out = super()._generate_chunk_rollout(prompts)
