@@ -375,10 +375,11 @@ class Model(StrictModel):
     )
     center_crop: Annotated[float, Field(gt=0, le=1)] | None = Field(
         default=None,
-        description="Area fraction of the centre crop taken from each frame before it is "
-        "resized to `image_size`, as the checkpoint was evaluated (OpenVLA-OFT's LIBERO "
-        "checkpoints, trained with random-crop augmentation, are evaluated on a 0.9 crop); "
-        "1: no crop. Default: the family's (0.9 for 'openvla_oft', none otherwise).",
+        description="Area fraction of the centre crop taken from each frame after it is "
+        "resized to `image_size`, and resized back to it, as the checkpoint was evaluated "
+        "(OpenVLA-OFT's LIBERO checkpoints, trained with random-crop augmentation, are "
+        "evaluated on a 0.9 crop); 1: no crop. Default: the family's (0.9 for "
+        "'openvla_oft', none otherwise).",
     )
     use_state: bool = Field(
         default=False,

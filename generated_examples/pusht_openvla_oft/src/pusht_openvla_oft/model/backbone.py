@@ -114,14 +114,8 @@ class Backbone:
             count = patches.shape[1]
         else:
             count = past.get_seq_length() + new - mask.shape[1]
-        total = mask.shape[1] + count
         first = mask.argmax(dim=1, keepdim=True)  # BOS, after any left padding
-        j = torch.arange(total, device=mask.device).unsqueeze(0)
-        source = torch.where(
-            j <= first,
-            j,
-            torch.where(j <= first + count, mask.shape[1] + j - first - 1, j - count),
-        )  # index into [text, patches]: text up to BOS, the patches, the rest of the text
+        source = patches_after(first, count, mask.shape[1])
         full_mask = torch.cat([mask, mask.new_ones(n, count)], dim=1).gather(1, source)
         if past is None:
             both = torch.cat([embeds, patches], dim=1)
@@ -153,6 +147,14 @@ class Backbone:
         if isinstance(features, (list, tuple)):
             features = features[0]
         return int(token_id), int(features.shape[-2])
+
+
+def patches_after(first: torch.Tensor, count: int, length: int) -> torch.Tensor:
+    """A gather index ``[rows, length + count]`` into each row's ``[text, patches]``: the
+    text up to its token at ``first`` (BOS), the ``count`` patches, the rest of the text."""
+    j = torch.arange(length + count, device=first.device).unsqueeze(0)
+    rest = torch.where(j <= first + count, length + j - first - 1, j - count)
+    return torch.where(j <= first, j, rest)
 
 
 def _model_class(checkpoint: str, trust_remote_code: bool) -> Any:
