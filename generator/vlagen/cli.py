@@ -450,6 +450,30 @@ def targets(ctx: click.Context) -> None:
         click.echo(f"  instead: {entry.instead}")
 
 
+@targets.command("fit")
+@spec_argument
+def targets_fit(spec: Path) -> None:
+    """Which targets SPEC can take, each on its own (its targets replaced by that one, with
+    the spec's algorithm where the target has it, else GRPO), and why not the others.
+
+    A report: it exits 0 whatever it finds (2 for a spec it cannot read)."""
+    from .errors import Issue, SpecError
+    from .fit import fits
+
+    try:
+        text = spec.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(str(spec), [Issue((), f"cannot read the spec: {exc}")]) from None
+    found = fits(text, str(spec))
+    for fit in found:
+        click.echo(f"{fit.label}: {'fits' if not fit.problems else 'refused'}")
+        for issue in fit.problems:
+            where = f"line {issue.line}: " if issue.line else ""
+            click.echo(f"  {where}{issue.dotted or '(spec)'}: {issue.message}")
+    accepted = sum(not fit.problems for fit in found)
+    click.echo(f"{spec}: {accepted} of {len(found)} targets fit")
+
+
 @targets.command("diff")
 @click.argument("framework")
 @click.argument("old")
