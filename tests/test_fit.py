@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import yaml
 from click.testing import CliRunner
 
 from vlagen.cli import main
@@ -91,3 +93,46 @@ def test_the_command_reports_and_exits_0(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "mapping of sections" in result.output
     missing = CliRunner().invoke(main, ["targets", "fit", str(tmp_path / "none.yaml")])
     assert missing.exit_code == 2 and "cannot read the spec" in missing.output
+
+
+SUGGESTION = re.compile(r"set ([\w.]+) to (\d+)")
+
+
+def _suggestions() -> list[tuple[str, str, str, int]]:
+    """(spec, target, dotted key, value) of every refusal that suggests a number."""
+    out = []
+    for name in FITS:
+        for fit in _fits(name):
+            for issue in fit.problems:
+                for key, value in SUGGESTION.findall(issue.message):
+                    dotted = issue.dotted if issue.dotted.endswith(key) else key
+                    out.append(
+                        (name, f"{fit.target.framework} {fit.target.version}", dotted, int(value))
+                    )
+    return out
+
+
+def test_a_suggested_number_satisfies_the_rule_it_comes_with() -> None:
+    suggestions = _suggestions()
+    assert {(s, t) for s, t, _, _ in suggestions} >= {
+        ("highway_openvla", "verl 0.7"),
+        ("pusht_openvla_oft", "rlinf 0.3"),
+    }
+    for name, label, dotted, value in suggestions:
+        data = yaml.safe_load((SPECS / f"{name}.yaml").read_text(encoding="utf-8"))
+        section, key = dotted.split(".")
+        data[section][key] = value
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        after = next(
+            f for f in fits(text, name) if f"{f.target.framework} {f.target.version}" == label
+        )
+        still = [i.message for i in after.problems if i.dotted == dotted]
+        assert not any(
+            SUGGESTION.search(m) and dotted.endswith(SUGGESTION.search(m)[1]) for m in still
+        ), (
+            name,
+            label,
+            dotted,
+            value,
+            still,
+        )

@@ -15,6 +15,7 @@ simulator- and model-specific ones in :data:`NOT_MIRRORED`.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -338,7 +339,8 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             ("env", "max_episode_steps"),
             f"RLinf needs max_episode_steps ({steps}) divisible by the env steps of one "
             f"action chunk ({chunk}) for target {name} (RLinf checks "
-            "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
+            "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0): "
+            f"set it to {next_multiple(steps, chunk)}",
         )
     training = spec.training
     if target.algorithm in GROUPED and training.group_size < 2:
@@ -358,7 +360,7 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             ("env", "num_envs"),
             f"RLinf needs the envs of each env worker ({num_envs}) divisible by the group "
             f"size ({group}) for target {name} (total_num_envs {num_envs * workers} over "
-            f"{workers} env workers)",
+            f"{workers} env workers): set env.num_envs to {next_multiple(num_envs, group)}",
         )
     episodes, total = episodes_per_step(spec, index), num_envs * workers
     if episodes % total:
@@ -367,7 +369,8 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"RLinf runs whole rounds of its {total} envs ({num_envs} per env worker x "
             f"{workers} workers); train_batch_size ({training.train_batch_size}) x "
             f"{group} rollouts = {episodes} episodes per step is not a multiple of it "
-            f"for target {name}",
+            f"for target {name}: set train_batch_size to "
+            f"{next_multiple(training.train_batch_size, total // math.gcd(total, group))}",
         )
     decisions = steps // chunk if steps % chunk == 0 else 0
     global_batch = training.mini_batch_size * group * decisions
@@ -378,7 +381,14 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"RLinf needs actor.global_batch_size ({global_batch} = mini_batch_size "
             f"{training.mini_batch_size} x {group} rollouts x {decisions} decisions) "
             f"divisible by micro_batch_size ({training.micro_batch_size_per_gpu}) x actor "
-            f"workers ({workers}) for target {name}",
+            f"workers ({workers}) for target {name}: "
+            + (
+                "set micro_batch_size_per_gpu to "
+                f"{largest_divisor(global_batch // workers, training.micro_batch_size_per_gpu)}"
+                if global_batch % workers == 0
+                else "set mini_batch_size to a multiple of "
+                f"{workers // math.gcd(workers, group * decisions)}"
+            ),
         )
     model = spec.model
     hub = model.family in REMOTE_CODE_FAMILIES and _is_hub_id(model.checkpoint)
@@ -806,3 +816,13 @@ def rlinf_target(
         # with that env's
         preset_test_installs={"libero": ("gym==0.26.2",)},
     )
+
+
+def next_multiple(value: int, step: int) -> int:
+    """The smallest multiple of ``step`` at or above ``value``."""
+    return -(-value // step) * step
+
+
+def largest_divisor(number: int, at_most: int) -> int:
+    """The largest divisor of ``number`` no greater than ``at_most`` (1 at least)."""
+    return next(d for d in range(min(number, at_most), 0, -1) if number % d == 0)

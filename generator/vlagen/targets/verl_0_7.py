@@ -253,7 +253,14 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "EnvWorker.reset_envs_to_state_ids asserts num_envs x pipeline_stage_num state ids "
             f"per env worker (workers/env/env_worker.py): train_batch_size "
             f"({training.train_batch_size}) x rollout.n ({group}) = {episodes} must equal the "
-            f"{total} envs ({spec.env.num_envs} per env worker x {env_world} env workers)",
+            f"{total} envs ({spec.env.num_envs} per env worker x {env_world} env workers); "
+            + (
+                f"set training.train_batch_size to {total // group}"
+                if total % group == 0
+                else f"set env.num_envs to {episodes // env_world}"
+                if episodes % env_world == 0
+                else f"make train_batch_size x group_size a multiple of {env_world}"
+            ),
         )
         return
     per_stage = total // stages
