@@ -78,7 +78,8 @@ def test_cross_field_errors_are_all_reported_at_their_keys() -> None:
         "episode (env.max_episode_steps = 10)",
         "spec.yaml:14:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
         "by the env steps of one action chunk (20) for target rlinf 0.3 (RLinf checks "
-        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
+        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0): "
+        "set it to 20",
         "spec.yaml:20:10: env.action.dim: preset 'highway' takes 2 continuous action "
         "channels, not 3",
     ]

@@ -125,7 +125,8 @@ def test_envs_not_divisible_by_the_group() -> None:
     data["env"]["num_envs"] = 6
     assert spec_errors(data) == [
         "spec.yaml:13:13: env.num_envs: RLinf needs the envs of each env worker (6) divisible "
-        "by the group size (4) for target rlinf 0.3 (total_num_envs 48 over 8 env workers)",
+        "by the group size (4) for target rlinf 0.3 (total_num_envs 48 over 8 env workers): "
+        "set env.num_envs to 8",
     ]
 
 
@@ -137,10 +138,11 @@ def test_steps_not_divisible_by_the_chunk_and_uneven_batches() -> None:
     assert sorted(spec_errors(data)) == [
         "spec.yaml:15:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
         "by the env steps of one action chunk (4) for target rlinf 0.2 (RLinf checks "
-        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0)",
+        "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0): "
+        "set it to 12",
         "spec.yaml:29:21: training.train_batch_size: RLinf runs whole rounds of its 16 envs (2 "
         "per env worker x 8 workers); train_batch_size (12) x 1 rollouts = 12 episodes per "
-        "step is not a multiple of it for target rlinf 0.2",
+        "step is not a multiple of it for target rlinf 0.2: set train_batch_size to 16",
         "spec.yaml:30:20: training.mini_batch_size: train_batch_size (12) must be a multiple "
         "of mini_batch_size (8)",
     ]
@@ -155,6 +157,7 @@ def test_micro_batches_that_do_not_split_the_global_batch() -> None:
         ": training.micro_batch_size_per_gpu: RLinf needs actor.global_batch_size (160 = " in line
     )
     assert "divisible by micro_batch_size (3) x actor workers (8)" in line
+    assert line.endswith("set micro_batch_size_per_gpu to 2")  # 160 / 8 workers = 20 = 2 x 10
 
 
 def test_vlagen_targets_lists_both_rlinf_versions(runner) -> None:

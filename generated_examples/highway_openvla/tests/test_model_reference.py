@@ -14,12 +14,15 @@ skip the padding, the lowercased task.
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from prismatic import UNNORM_KEY, prismatic
+from prismatic import UNNORM_KEY, prismatic, reference_folder
 
 from highway_openvla.env import make_env
 from highway_openvla.model import DIM, TOKENS, Policy
@@ -28,6 +31,7 @@ from highway_openvla.model.action_tokens import (
     VOCAB_END,
     canonical_actions,
 )
+from highway_openvla.model.backbone import load_backbone
 from highway_openvla.model.inputs import ACTION_PREFIX, CAMERAS, prompts
 
 N = 3
@@ -127,3 +131,44 @@ def test_sampled_tokens_are_scored_as_the_reference_scores_them(setup) -> None:
     out = policy.act(obs, generator=torch.Generator().manual_seed(5))
     log_probs, _, _ = policy.evaluate(out.inputs, out.action_tokens)
     assert torch.allclose(log_probs, out.log_probs, atol=1e-5)
+
+
+def test_a_checkpoint_in_openvlas_own_format_loads_and_acts_the_same(
+    setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The weights saved as an OpenVLA checkpoint ships (``config.json`` naming its own
+    classes in ``auto_map``, ``modeling_prismatic.py`` beside the weights) load through
+    :func:`~highway_openvla.model.backbone.load_backbone` under this transformers (its
+    :func:`~highway_openvla.model.backbone.compatible` subclass) and act as before."""
+    from transformers import dynamic_module_utils
+
+    network, policy, obs = setup
+    monkeypatch.setattr(
+        dynamic_module_utils, "HF_MODULES_CACHE", str(tmp_path / "modules")
+    )
+    folder = tmp_path / "checkpoint"
+    network.save_pretrained(folder)
+    policy.prompts.tokenizer.save_pretrained(folder)
+    for source in reference_folder().glob("*.py"):
+        if source.name != "__init__.py":
+            shutil.copy(source, folder / source.name)
+    config = json.loads((folder / "config.json").read_text())
+    config["auto_map"] = {
+        "AutoConfig": "configuration_prismatic.OpenVLAConfig",
+        "AutoModelForVision2Seq": "modeling_prismatic.OpenVLAForActionPrediction",
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    backbone = load_backbone(str(folder), trust_remote_code=True)
+    assert type(backbone.network).__name__ == "OpenVLAForActionPrediction"
+    assert backbone.prismatic
+    loaded = Policy(
+        backbone,
+        image_mean=policy.images.mean.flatten().tolist(),
+        image_std=policy.images.std.flatten().tolist(),
+        normalizer=policy.normalizer,
+        device=torch.device("cpu"),
+        dtype=torch.float32,
+    )
+    expected, got = policy.act(obs, sample=False), loaded.act(obs, sample=False)
+    assert torch.equal(got.action_tokens, expected.action_tokens)
+    assert torch.allclose(got.log_probs, expected.log_probs, atol=1e-5)

@@ -15,12 +15,15 @@ skip the padding, the lowercased task.
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from prismatic import UNNORM_KEY, prismatic
+from prismatic import UNNORM_KEY, prismatic, reference_folder
 
 from libero_openvla_oft.env import make_env
 from libero_openvla_oft.model import CHUNK, DIM, Policy
@@ -29,6 +32,7 @@ from libero_openvla_oft.model.action_tokens import (
     VOCAB_END,
     canonical_actions,
 )
+from libero_openvla_oft.model.backbone import load_backbone
 from libero_openvla_oft.model.inputs import ACTION_PREFIX, CAMERAS, prompts
 
 N = 3
@@ -124,3 +128,44 @@ def test_sampled_tokens_are_scored_as_the_reference_scores_them(setup) -> None:
             -1, (out.action_tokens[row] - FIRST_TOKEN).unsqueeze(-1)
         )
         assert torch.allclose(log_probs[row], expected.squeeze(-1), atol=1e-4), row
+
+
+def test_a_checkpoint_in_openvlas_own_format_loads_and_acts_the_same(
+    setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The weights saved as an OpenVLA checkpoint ships (``config.json`` naming its own
+    classes in ``auto_map``, ``modeling_prismatic.py`` beside the weights) load through
+    :func:`~libero_openvla_oft.model.backbone.load_backbone` under this transformers (its
+    :func:`~libero_openvla_oft.model.backbone.compatible` subclass) and act as before."""
+    from transformers import dynamic_module_utils
+
+    network, policy, obs = setup
+    monkeypatch.setattr(
+        dynamic_module_utils, "HF_MODULES_CACHE", str(tmp_path / "modules")
+    )
+    folder = tmp_path / "checkpoint"
+    network.save_pretrained(folder)
+    policy.prompts.tokenizer.save_pretrained(folder)
+    for source in reference_folder().glob("*.py"):
+        if source.name != "__init__.py":
+            shutil.copy(source, folder / source.name)
+    config = json.loads((folder / "config.json").read_text())
+    config["auto_map"] = {
+        "AutoConfig": "configuration_prismatic.OpenVLAConfig",
+        "AutoModelForVision2Seq": "modeling_prismatic.OpenVLAForActionPrediction",
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    backbone = load_backbone(str(folder), trust_remote_code=True)
+    assert type(backbone.network).__name__ == "OpenVLAForActionPrediction"
+    assert backbone.prismatic
+    loaded = Policy(
+        backbone,
+        image_mean=policy.images.mean.flatten().tolist(),
+        image_std=policy.images.std.flatten().tolist(),
+        normalizer=policy.normalizer,
+        device=torch.device("cpu"),
+        dtype=torch.float32,
+    )
+    expected, got = policy.act(obs, sample=False), loaded.act(obs, sample=False)
+    assert torch.equal(got.action_tokens, expected.action_tokens)
+    assert torch.allclose(got.log_probs, expected.log_probs, atol=1e-5)

@@ -119,15 +119,20 @@ def _install_timm(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setitem(sys.modules, name, module)
 
 
-def _reference_package(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """siiRL's copy of the Prismatic code, imported as a package of its own: siiRL's
-    ``__init__`` (its logging set-up and dependencies) never runs."""
+def reference_folder() -> Path:
+    """The folder of siiRL's copy of the checkpoints' Prismatic code."""
     found = importlib.util.find_spec("siirl")
     if found is None or found.origin is None:
         pytest.fail(
             "siiRL is not installed: pip install --no-deps siirl==0.2.0 (README)"
         )
-    folder = Path(found.origin).parent / "models" / "embodied" / REFERENCE
+    return Path(found.origin).parent / "models" / "embodied" / REFERENCE
+
+
+def _reference_package(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """siiRL's copy of the Prismatic code, imported as a package of its own: siiRL's
+    ``__init__`` (its logging set-up and dependencies) never runs."""
+    folder = reference_folder()
     name = f"_reference_{REFERENCE}"
     spec = importlib.util.spec_from_file_location(
         name, folder / "__init__.py", submodule_search_locations=[str(folder)]

@@ -33,6 +33,8 @@ TRUST_REMOTE_CODE = False
 ATTN_IMPLEMENTATION = None
 REGISTERED_CLASSES = ("AutoModelForVision2Seq", "AutoModelForImageTextToText")
 """``auto_map`` keys of a checkpoint that ships its own model class, in order of preference."""
+PRISMATIC_TYPES = ("openvla", "prismatic")
+"""``model_type`` of the checkpoints whose own class :func:`compatible` adapts."""
 
 
 @functools.cache
@@ -170,8 +172,31 @@ def _model_class(checkpoint: str, trust_remote_code: bool) -> Any:
                     f"{checkpoint} ships its own model code ({auto_map[key]}); set "
                     "model.trust_remote_code: true in the spec if you trust it"
                 )
-            return get_class_from_dynamic_module(auto_map[key], checkpoint)
+            return compatible(get_class_from_dynamic_module(auto_map[key], checkpoint))
     return AutoModelForImageTextToText
+
+
+def compatible(cls: type) -> type:
+    """``cls``, or for OpenVLA's and OpenVLA-OFT's 2024 ``modeling_prismatic.py`` classes a
+    subclass that constructs under transformers 5: theirs read ``_supports_sdpa`` through
+    their language model before it exists, and override ``tie_weights`` without the
+    keywords transformers 5 passes. The subclass answers the first as Llama does and passes
+    the second on; it changes nothing else (this package never calls their forward)."""
+    config = getattr(cls, "config_class", None)
+    if getattr(config, "model_type", None) not in PRISMATIC_TYPES:
+        return cls
+    if not isinstance(inspect.getattr_static(cls, "_supports_sdpa", None), property):
+        return cls
+
+    class Compatible(cls):  # type: ignore[misc, valid-type]
+        _supports_sdpa = True  # Llama 2's, which the property would read
+
+        def tie_weights(self, *args: Any, **kwargs: Any) -> None:
+            self.language_model.tie_weights(*args, **kwargs)
+
+    Compatible.__name__ = Compatible.__qualname__ = cls.__name__
+    Compatible.__module__ = cls.__module__
+    return Compatible
 
 
 def load_backbone(
