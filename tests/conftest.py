@@ -300,7 +300,7 @@ MINIMAL_SPEC = textwrap.dedent(
         chunk: 1
     env:
       preset: highway
-      num_envs: 2
+      state_dim: 0
       max_episode_steps: 10
       cameras:
         - {name: front, height: 64, width: 64}
@@ -312,8 +312,8 @@ MINIMAL_SPEC = textwrap.dedent(
       - {framework: rlinf, version: "0.3", algorithm: grpo}
     training:
       group_size: 2
-      train_batch_size: 8
-      mini_batch_size: 8
+      groups: 8
+      mini_batches: 1
     """
 )
 

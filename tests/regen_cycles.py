@@ -47,8 +47,8 @@ from vlagen.tree import Mode
 #: Spec fields the cycles toggle: (text in MINIMAL_SPEC, its replacement).
 TOGGLES = (
     (
-        "group_size: 2\n  train_batch_size",
-        "group_size: 2\n  learning_rate: 3.0e-5\n  train_batch_size",
+        "group_size: 2\n  groups",
+        "group_size: 2\n  learning_rate: 3.0e-5\n  groups",
     ),
     ('version: "0.3"', 'version: "0.2"'),
     ("{name: front, height: 64, width: 64}", "{name: front, height: 96, width: 128}"),

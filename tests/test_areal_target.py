@@ -65,9 +65,12 @@ def test_the_config_lays_out_the_spec() -> None:
     assert config["actor"]["backend"] == "fsdp:d4p1t1"
     assert plan.tokens == 8 and config["gconfig"]["max_new_tokens"] == 8
     assert config["gconfig"]["n_samples"] == 1 and config["vla"]["group_size"] == 4
-    assert config["actor"]["ppo_n_minibatches"] == 2  # train_batch_size 8 / mini_batch_size 4
+    assert config["actor"]["ppo_n_minibatches"] == 2  # training.mini_batches
     # 16 image tokens (112 x 112 in 28-pixel merged patches) + 128 prompt text + 8 actions
-    assert plan.row_tokens == 152 and config["actor"]["mb_spec"]["max_tokens_per_mb"] == 8 * 152
+    assert plan.row_tokens == 152 and config["actor"]["mb_spec"]["max_tokens_per_mb"] == 4 * 152
+    # every episode of an update at once: 8 groups of 4 envs, each workflow episode a group
+    assert config["rollout"]["max_concurrent_rollouts"] == 8
+    assert config["rollout"]["consumer_batch_size"] == config["train_dataset"]["batch_size"] == 8
     assert plan.decisions == 6  # 24 steps, 4 waypoints each
 
 
@@ -81,10 +84,19 @@ def test_the_gpu_split_must_leave_each_side_a_gpu() -> None:
 
 def test_grpo_needs_a_group_and_whole_minibatches() -> None:
     data = _data()
-    data["training"].update(group_size=1, mini_batch_size=3)
+    data["training"].update(group_size=1, mini_batches=3)
     errors = _errors(data)
     assert "group_size must be at least 2" in errors["training.group_size"]
-    assert "8 is not a multiple of 3" in errors["training.mini_batch_size"]
+    message = errors["training.mini_batches"]
+    assert "the 8 groups of an update split into mini_batches (3)" in message
+    assert "set mini_batches to 2 or groups to 9" in message
+
+
+def test_fewer_envs_than_episodes_run_fewer_groups_at_once() -> None:
+    data = _data()
+    data["training"]["envs"] = 16
+    config = _plan(data).target("areal").plan.config
+    assert config["rollout"]["max_concurrent_rollouts"] == 4  # 16 envs / group_size 4
 
 
 def test_an_openvla_checkpoint_names_what_areal_can_train() -> None:

@@ -368,11 +368,11 @@ def test_regen_keeps_an_edited_obsolete_file(runner, spec_file, tmp_path) -> Non
 
 def test_invalid_spec_exits_2_and_writes_nothing(runner, spec_file, tmp_path) -> None:
     out = tmp_path / "out"
-    spec = spec_file(MINIMAL_SPEC.replace("num_envs: 2", "num_envs: -1"))
+    spec = spec_file(MINIMAL_SPEC.replace("state_dim: 0", "state_dim: -1"))
     for command in (["new", str(spec), "-o", str(out)], ["validate", str(spec)]):
         result = runner.invoke(main, command)
         assert result.exit_code == 2
-        assert f"{spec}:13:13: env.num_envs: Input should be greater than or equal to 1" in (
+        assert f"{spec}:13:14: env.state_dim: Input should be greater than or equal to 0" in (
             result.output
         )
         assert "Traceback" not in result.output

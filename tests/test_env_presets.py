@@ -80,12 +80,12 @@ def test_state_cameras_rewards_and_backend_class_are_checked() -> None:
         backend_class="mine:Backend",
     )
     assert spec_errors(data) == [
+        "spec.yaml:13:14: env.state_dim: preset 'highway' provides a state of size 0, not 4",
         "spec.yaml:23:11: env.cameras[1].role: preset 'highway' renders cameras with roles "
         "main, not 'wrist'",
-        "spec.yaml:28:14: env.state_dim: preset 'highway' provides a state of size 0, not 4",
-        "spec.yaml:31:13: env.rewards[0].source: preset 'highway' does not report 'success' "
+        "spec.yaml:30:13: env.rewards[0].source: preset 'highway' does not report 'success' "
         "(its built-in signals: collision, progress); use source 'info' with a key",
-        "spec.yaml:32:18: env.backend_class: preset 'highway' has its own loader; remove "
+        "spec.yaml:31:18: env.backend_class: preset 'highway' has its own loader; remove "
         "backend_class",
     ]
 

@@ -176,10 +176,10 @@ LE = "Input should be less than or equal to"
             "  group_size: 2\n  learning_rate: 1.0e+308\n",
             f"training.learning_rate: {LE} 1",
         ),
-        ("num_envs: 2", "num_envs: 1000000", f"env.num_envs: {LE} 65536"),
+        ("groups: 8", "groups: 2000000", f"training.groups: {LE} 1048576"),
         (
-            "  mini_batch_size: 8\n",
-            "  mini_batch_size: 8\n  seed: 4294967296\n",
+            "  mini_batches: 1\n",
+            "  mini_batches: 1\n  seed: 4294967296\n",
             f"training.seed: {LE} 4294967295",
         ),
         ("chunk: 1", "chunk: 100000", f"model.action.chunk: {LE} 1024"),

@@ -28,9 +28,9 @@ def test_yaml_syntax_error_names_line_and_column() -> None:
 
 
 def test_type_error() -> None:
-    (line,) = spec_errors(MINIMAL_SPEC.replace("num_envs: 2", "num_envs: many"))
+    (line,) = spec_errors(MINIMAL_SPEC.replace("state_dim: 0", "state_dim: many"))
     assert line == (
-        "spec.yaml:13:13: env.num_envs: Input should be a valid integer, "
+        "spec.yaml:13:14: env.state_dim: Input should be a valid integer, "
         "unable to parse string as an integer, got 'many'"
     )
 
@@ -41,10 +41,30 @@ def test_missing_field_points_at_its_parent() -> None:
 
 
 def test_misspelt_key_is_unknown_and_the_real_one_missing() -> None:
-    lines = spec_errors(MINIMAL_SPEC.replace("num_envs: 2", "num_env: 2"))
+    lines = spec_errors(MINIMAL_SPEC.replace("max_episode_steps: 10", "max_episode_step: 10"))
     assert lines == [
-        "spec.yaml:12:3: env.num_envs: missing required key 'num_envs'",
-        "spec.yaml:13:3: env.num_env: unknown key 'num_env'; did you mean 'num_envs'?",
+        "spec.yaml:12:3: env.max_episode_steps: missing required key 'max_episode_steps'",
+        "spec.yaml:14:3: env.max_episode_step: unknown key 'max_episode_step'; "
+        "did you mean 'max_episode_steps'?",
+    ]
+
+
+def test_a_retired_key_says_how_to_write_it_now() -> None:
+    text = MINIMAL_SPEC.replace("state_dim: 0", "num_envs: 2").replace(
+        "groups: 8\n  mini_batches: 1", "train_batch_size: 8\n  mini_batch_size: 4"
+    )
+    lines = spec_errors(text)
+    assert lines == [
+        "spec.yaml:13:3: env.num_envs: env.num_envs counted the envs of one framework's env "
+        "worker, so it meant a different number on each framework; write training.envs, the "
+        "envs stepping at once over the whole cluster, or leave it out to run every episode of "
+        "an update at once (training.groups x group_size)",
+        "spec.yaml:25:3: training.train_batch_size: training.train_batch_size is now "
+        "training.groups (the initial conditions per update, the same number): write "
+        "`groups: 8`",
+        "spec.yaml:26:3: training.mini_batch_size: training.mini_batch_size is now "
+        "training.mini_batches, the optimizer steps per update (groups / mini_batch_size): "
+        "write `mini_batches: 2`",
     ]
 
 
@@ -121,8 +141,10 @@ def test_unquoted_version_gets_a_hint() -> None:
 
 
 def test_duplicate_key() -> None:
-    (line,) = spec_errors(MINIMAL_SPEC.replace("  num_envs: 2\n", "  num_envs: 2\n  num_envs: 3\n"))
-    assert line == "spec.yaml:14:3: env.num_envs: duplicate key (first set at line 13)"
+    (line,) = spec_errors(
+        MINIMAL_SPEC.replace("  state_dim: 0\n", "  state_dim: 0\n  state_dim: 3\n")
+    )
+    assert line == "spec.yaml:14:3: env.state_dim: duplicate key (first set at line 13)"
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def test_the_placement_gives_rlinf_the_env_workers_the_plan_checked(nodes: int, 
     (ranks,) = config["cluster"]["component_placement"].values()
     placed = parse_rank_config(ranks, list(range(nodes * gpus + 8)))
     assert placed == list(range(nodes * gpus))
-    assert config["env"]["train"]["total_num_envs"] == spec.env.num_envs * len(placed)
+    assert config["env"]["train"]["total_num_envs"] == spec.training.episodes  # all at once
 
 
 @pytest.mark.parametrize("algorithm", ["grpo", "gae"])
@@ -121,30 +121,45 @@ def _plans(data: dict) -> bool:
 
 def test_envs_not_divisible_by_the_group() -> None:
     data = _rlinf()
-    data["training"] = {"group_size": 4, "train_batch_size": 12, "mini_batch_size": 12}
-    data["env"]["num_envs"] = 6
+    data["training"] = {"group_size": 4, "groups": 12, "envs": 24}
     assert spec_errors(data) == [
-        "spec.yaml:13:13: env.num_envs: RLinf needs the envs of each env worker (6) divisible "
-        "by the group size (4) for target rlinf 0.3 (total_num_envs 48 over 8 env workers): "
-        "set env.num_envs to 8",
+        "spec.yaml:30:9: training.envs: RLinf splits env.train.total_num_envs (24) evenly over "
+        "its 8 env workers (one per GPU), each holding whole groups of 4: it must be a "
+        "multiple of 32 for target rlinf 0.3: set training.groups to 16 and training.envs to 32",
     ]
+    data["training"] = {"group_size": 4, "groups": 6}  # every episode at once: 24 envs
+    assert spec_errors(data) == [
+        "spec.yaml:29:11: training.groups: RLinf splits env.train.total_num_envs (24) evenly "
+        "over its 8 env workers (one per GPU), each holding whole groups of 4: it must be a "
+        "multiple of 32 for target rlinf 0.3: set training.groups to 8",
+    ]
+
+
+def test_fewer_envs_than_episodes_run_rounds() -> None:
+    data = _rlinf()
+    data["training"] = {"group_size": 4, "groups": 16, "envs": 32, "mini_batches": 2}
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec).target("rlinf").plan
+    assert plan.config["env"]["train"]["total_num_envs"] == 32
+    assert plan.config["env"]["train"]["rollout_epoch"] == 2  # 64 episodes over 32 envs
+    assert plan.config["actor"]["global_batch_size"] == 64 * 10 // 2
+    sources = {d.key: d.source for d in plan.derived}
+    assert sources["env.train.rollout_epoch"].startswith("rounds of the envs per update")
 
 
 def test_steps_not_divisible_by_the_chunk_and_uneven_batches() -> None:
     data = _rlinf("0.2", "gae")
     data["model"]["value_head"] = True
     data["model"]["action"]["chunk"] = 4
-    data["training"] = {"train_batch_size": 12, "mini_batch_size": 8}
+    data["training"] = {"groups": 12, "mini_batches": 8}
     assert sorted(spec_errors(data)) == [
         "spec.yaml:15:22: env.max_episode_steps: RLinf needs max_episode_steps (10) divisible "
         "by the env steps of one action chunk (4) for target rlinf 0.2 (RLinf checks "
         "env.train.max_steps_per_rollout_epoch % actor.model.num_action_chunks == 0): "
         "set it to 12",
-        "spec.yaml:29:21: training.train_batch_size: RLinf runs whole rounds of its 16 envs (2 "
-        "per env worker x 8 workers); train_batch_size (12) x 1 rollouts = 12 episodes per "
-        "step is not a multiple of it for target rlinf 0.2: set train_batch_size to 16",
-        "spec.yaml:30:20: training.mini_batch_size: train_batch_size (12) must be a multiple "
-        "of mini_batch_size (8)",
+        "spec.yaml:30:17: training.mini_batches: the 12 groups of an update split into "
+        "mini_batches (8) equal mini-batches on every framework: set mini_batches to 6 or "
+        "groups to 16",
     ]
 
 

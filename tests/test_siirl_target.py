@@ -94,13 +94,14 @@ def test_a_discrete_action_siirl_would_decode_to_bin_centres() -> None:
 
 def test_ppo_srpo_without_success_and_too_few_envs() -> None:
     data = _siirl("gae")
-    data["training"]["group_size"] = 3
+    data["training"].update(group_size=3, envs=12)
     assert sorted(spec_errors(data)) == [
-        "spec.yaml:13:13: env.num_envs: siiRL 0.2 (targets[0])'s rollout runs num_envs // "
-        "group_size prompts at a time and asserts num_envs >= group_size; got num_envs 2 < "
-        "group_size 3",
         "spec.yaml:26:14: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
         "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
+        "spec.yaml:29:9: training.envs: siiRL 0.2 (targets[0]) steps embodied.env.num_envs "
+        "envs in each of its 8 rollout workers (one per GPU) and runs num_envs // rollout.n "
+        "prompts at a time, asserting num_envs >= rollout.n (engine/rollout/embodied_rollout.py)"
+        ": its 12 envs must split into whole groups of 3 per worker: set training.envs to 24",
     ]
     assert spec_errors(_siirl("srpo")) == [
         "spec.yaml:12:3: env.rewards: siiRL 0.2 (targets[0]): srpo rewards success (siiRL's "
@@ -252,7 +253,7 @@ def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
     data["env"]["task_suite"] = "libero_goal"
     data["model"]["unnorm_key"] = "libero_goal"
     data["env"]["rewards"][0]["weight"] = 5.0
-    data["training"]["mini_batch_size"] = 4
+    data["training"]["mini_batches"] = data["training"]["groups"] // 4
     del data["model"]["lora"]
     spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
     rows = {r.key: r for r in make_plan(spec).target("siirl").plan.example}

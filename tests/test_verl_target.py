@@ -123,7 +123,7 @@ def test_the_config_restates_what_rob_ppo_trainer_sets() -> None:
         "hf",
         1,
     )
-    assert config["env"]["train"]["num_envs"] * config["env"]["rollout"]["pipeline_stage_num"] == 8
+    assert config["env"]["train"]["num_envs"] * config["env"]["rollout"]["pipeline_stage_num"] == 16
 
 
 # --- plan-time rules ----------------------------------------------------------------------
@@ -134,71 +134,68 @@ def test_the_example_plans() -> None:
     assert (plan.env_world, plan.actor_world, plan.group, plan.decisions) == (4, 4, 8, 25)
 
 
-def test_batch_that_does_not_fill_the_envs() -> None:
+def test_envs_other_than_the_updates_episodes_are_refused() -> None:
     data = _data()
-    data["training"]["train_batch_size"] = 8
-    data["training"]["mini_batch_size"] = 8
+    data["training"]["envs"] = 32
     errors = _errors(data)
-    assert list(errors) == ["training.train_batch_size"]
-    message = errors["training.train_batch_size"]
-    assert message.startswith("verl 0.7 (targets[0]) resets every env exactly once per step")
+    assert list(errors) == ["training.envs"]
+    message = errors["training.envs"]
+    assert message.startswith("verl 0.7 (targets[0]) runs every episode of an update at once")
     assert "reset_envs_to_state_ids asserts" in message and "env_worker.py" in message
-    assert "= 64 must equal the 32 envs (8 per env worker x 4 env workers)" in message
+    assert "groups x group_size (64), not training.envs (32)" in message
+    assert "set training.envs to 64" in message
 
 
-def test_the_driving_example_is_refused_with_verls_batch_rule() -> None:
-    """highway_openvla (RLinf gae + siiRL grpo) cannot take verl too: verl resets every env
-    once per step (no rollout epochs), so train_batch_size x rollout.n must equal its envs,
-    while RLinf runs whole rounds of 16 envs; and RLinf refuses verl's env_gpus_per_node."""
+def test_the_driving_example_takes_verl_beside_rlinf_and_siirl() -> None:
+    """highway_openvla's training block (16 groups of 2, envs unset) fits RLinf, siiRL and
+    verl at once: each derives its own env split from the 32 episodes of an update."""
     data = yaml.safe_load((REPO / "specs" / "highway_openvla.yaml").read_text("utf-8"))
     data["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
-    errors = _errors(data)
-    assert list(errors) == ["training.train_batch_size"]
-    assert (
-        "= 64 must equal the 8 envs (4 per env worker x 2 env workers)"
-        in errors["training.train_batch_size"]
-    )
+    plan = _plan(data)
+    assert plan.target("verl").plan.config["env"]["train"]["num_envs"] == 16  # 2 env workers
+    assert plan.target("rlinf").plan.config["env"]["train"]["total_num_envs"] == 32  # 8 / GPU
+    overrides = dict(plan.target("siirl").plan.overrides)
+    assert overrides["actor_rollout_ref.embodied.env.num_envs"] == 8  # 4 rollout workers
+    assert plan.target("verl").plan.config["data"]["train_batch_size"] == 16
 
 
 def test_stages_that_do_not_split_the_envs() -> None:
     data = _data()
     data["resources"]["pipeline_stages"] = 3
     errors = _errors(data)
-    assert list(errors) == ["env.num_envs"]
-    assert "EnvWorker.init_worker, workers/env/env_worker.py" in errors["env.num_envs"]
+    assert list(errors) == ["training.groups"]
+    assert "EnvWorker.init_worker builds one EnvManager per stage" in errors["training.groups"]
 
 
 def test_a_group_split_over_pipeline_stages_is_refused(runner, tmp_path: Path) -> None:
-    """Two stages of 4 envs each would take one group of rollout.n = 8 rows: its halves
-    would start from different seeds (the stage enters the package's group seed)."""
+    """Four stages of 4 envs each per env worker would take one group of rollout.n = 8 rows:
+    its halves would start from different seeds (the stage enters the package's group seed)."""
     data = _data()
-    data["resources"]["pipeline_stages"] = 2
+    data["resources"]["pipeline_stages"] = 4
     spec, out = tmp_path / "spec.yaml", tmp_path / "out"
     spec.write_text(yaml.safe_dump(data, sort_keys=False), "utf-8")
     refused = runner.invoke(main, ["new", str(spec), "-o", str(out)])
     assert refused.exit_code == 2 and not out.exists()
-    assert re.search(r"spec\.yaml:\d+:\d+: env\.num_envs: verl 0\.7", refused.output)
+    assert re.search(r"spec\.yaml:\d+:\d+: training\.groups: verl 0\.7", refused.output)
     assert "Traceback" not in refused.output
     errors = _errors(data)
-    assert list(errors) == ["env.num_envs"]
-    message = errors["env.num_envs"]
-    assert message.startswith("verl 0.7 (targets[0]) would split a group of rollout.n (8)")
-    assert "the 4 envs per stage (num_envs 8 / 2 pipeline stages)" in message
-    assert "set num_envs to a multiple of 16 or use fewer pipeline stages" in message
-    data["env"]["num_envs"] = 16
-    data["training"]["train_batch_size"] = 8
+    assert list(errors) == ["training.groups"]
+    message = errors["training.groups"]
+    assert message.startswith("verl 0.7 (targets[0]) deals an update's 64 episodes")
+    assert "4 env workers x 4 pipeline stages" in message
+    assert "set training.groups to 16" in message
+    data["training"]["groups"] = 16
     assert _plan(data).target("verl").plan.num_envs == 8
 
 
 def test_envloop_needs_total_envs_divisible_by_the_stages() -> None:
     """EnvLoop divides env workers x env.train.num_envs (per stage) by the stages."""
     data = _data()
-    data["env"]["num_envs"] = 8  # 2 per stage: one group of 2 each
     data["resources"] = {"gpus_per_node": 2, "env_gpus_per_node": 1, "pipeline_stages": 4}
-    data["training"] = {"group_size": 2, "train_batch_size": 4, "mini_batch_size": 2}
+    data["training"] = {"group_size": 2, "groups": 4, "mini_batches": 2}  # 2 envs per stage
     data["env"]["max_episode_steps"] = 16
     errors = _errors(data)
-    assert "EnvLoop.__init__, env_loop.py raises ValueError" in errors["env.num_envs"]
+    assert "EnvLoop.__init__, env_loop.py raises ValueError" in errors["training.groups"]
 
 
 def test_steps_that_are_not_whole_chunks() -> None:
@@ -214,16 +211,15 @@ def test_micro_batches_that_do_not_split_the_mini_batch() -> None:
     errors = _errors(data)
     message = errors["training.micro_batch_size_per_gpu"]
     assert "ActorRolloutRefWorker.__init__, verl/workers/fsdp_workers.py" in message
-    assert "= 400 decision rows" in message
+    assert "= 800 decision rows" in message
 
 
 def test_observations_that_do_not_split_over_the_rollout_workers() -> None:
     data = _data()
     data["resources"] = {"gpus_per_node": 8, "env_gpus_per_node": 1}  # 1 env, 7 rollout GPUs
-    data["training"]["train_batch_size"] = 1
-    data["training"]["mini_batch_size"] = 1
+    data["training"].update(groups=1, mini_batches=1)
     errors = _errors(data)
-    assert "DataProto.chunk asserts an equal split" in errors["env.num_envs"]
+    assert "DataProto.chunk asserts an equal split" in errors["training.groups"]
 
 
 def test_no_gpu_left_for_the_actor() -> None:
@@ -254,7 +250,7 @@ def test_a_family_verl_cannot_train() -> None:
 
 def test_a_grouped_algorithm_needs_a_group() -> None:
     data = _data()
-    data["training"] = {"group_size": 1, "train_batch_size": 32, "mini_batch_size": 16}
+    data["training"] = {"group_size": 1, "groups": 32, "mini_batches": 2}
     errors = _errors(data)
     assert "compute_advantage" in errors["training.group_size"]
 

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from .backbones import BACKBONES
+from .batch import neutral_issues
 from .envplan import control_bounds
 from .errors import Issue, closest
 from .families import FAMILIES, SPECIAL_TOKENS
@@ -523,16 +524,6 @@ def _numbers(values: list[float]) -> str:
     return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
 
-def _check_training(spec: Spec) -> Iterator[Issue]:
-    t = spec.training
-    if t.train_batch_size % t.mini_batch_size:
-        yield Issue(
-            ("training", "mini_batch_size"),
-            f"train_batch_size ({t.train_batch_size}) must be a multiple of mini_batch_size "
-            f"({t.mini_batch_size})",
-        )
-
-
 def _check_targets(spec: Spec) -> Iterator[Issue]:
     seen: dict[str, int] = {}
     for index, target in enumerate(spec.targets):
@@ -617,6 +608,6 @@ CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_class_paths,
     _check_env,
     _check_preset,
-    _check_training,
+    neutral_issues,
     _check_targets,
 )

@@ -251,12 +251,13 @@ GRIPPER_DOCS = {
 }
 
 
-def resolve_env(env: Env) -> Env:
-    """``env`` with the preset's defaults filled in, as the resolved spec records them."""
+def resolve_env(env: Env, batch: int) -> Env:
+    """``env`` with the preset's defaults filled in, as the resolved spec records them;
+    ``batch`` is the envs of one env process by default (one group)."""
     preset = PRESETS[env.preset]
     update: dict = {
         "backend": env.backend or preset.backend,
-        "workers": min(preset.workers, env.num_envs) if env.workers is None else env.workers,
+        "workers": min(preset.workers, batch) if env.workers is None else env.workers,
         "gymnasium": preset_gymnasium(env),
         "libero": env.libero or (Libero() if preset.name == "libero" else None),
     }

@@ -13,6 +13,7 @@ import re
 import textwrap
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
@@ -82,14 +83,34 @@ def toml_literal(value: Any) -> str:
     raise TypeError(f"no TOML literal for {type(value).__name__}")
 
 
-def yaml_document(value: Any) -> str:
+def yaml_document(value: Any, comments: Mapping[str, str] | None = None) -> str:
     """A YAML block document of nested dicts/lists/scalars, keys in the given order; strings
-    are quoted by the YAML emitter wherever they would read as anything but themselves."""
+    are quoted by the YAML emitter wherever they would read as anything but themselves.
+    ``comments`` maps dotted keys of scalar values to an end-of-line comment."""
     import yaml
 
-    return yaml.safe_dump(
+    text = yaml.safe_dump(
         value, sort_keys=False, default_flow_style=False, allow_unicode=True, width=88
     )
+    if not comments:
+        return text
+    out, path, left = [], [], dict(comments)
+    for line in text.splitlines(keepends=True):
+        match = _YAML_KEY.match(line)
+        if match:
+            depth = len(match["indent"]) // 2
+            path[depth:] = [match["key"]]
+            key = ".".join(path)
+            if key in left and match["value"] not in ("", "|", ">", "|-", ">-"):
+                line = f"{line.rstrip()}  # {' '.join(left.pop(key).split())}\n"
+        out.append(line)
+    if left:
+        raise ValueError(f"no scalar key {sorted(left)[0]!r} in the YAML to comment")
+    return "".join(out)
+
+
+#: A block mapping line the emitter writes: two spaces per level, a plain key.
+_YAML_KEY = re.compile(r"^(?P<indent>(?:  )*)(?P<key>[A-Za-z_][\w.,-]*): ?(?P<value>.*)$")
 
 
 # Characters that start Markdown/HTML markup; '_' only where it is not inside a word (GFM).

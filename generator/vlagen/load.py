@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from .checks import check_spec, did_you_mean
 from .errors import Issue, KeyPath, SpecError, short_repr
 from .paths import STREAM, STREAM_DIRS
-from .spec import SCHEMA_VERSION, Spec
+from .spec import SCHEMA_VERSION, Spec, retired_key
 from .yamlsource import MAX_BYTES, SourceMap, parse_yaml
 
 __all__ = ["LoadedSpec", "load_spec", "load_spec_text"]
@@ -147,6 +147,8 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         message = f"unknown key {short_repr(loc[-1])}{hint}" + (
             f" (expected one of: {', '.join(fields)})" if fields and not hint else ""
         )
+        if len(loc) == 2 and (retired := retired_key(str(loc[0]), str(loc[1]), data)):
+            message = retired
         mark = source.locate(loc, at_key=True)
         return Issue(loc, message, mark.line, mark.column)
     if kind in ("missing", "union_tag_not_found"):

@@ -205,7 +205,8 @@ def _spec_text(spec: Spec, text: str | None) -> str:
 
 def _resolve(spec: Spec) -> Spec:
     project = spec.project.model_copy(update={"package": spec.project.import_name})
-    update = {"project": project, "env": resolve_env(spec.env), "model": resolve_model(spec)}
+    env = resolve_env(spec.env, spec.training.group_size)
+    update = {"project": project, "env": env, "model": resolve_model(spec)}
     return spec.model_copy(update=update)
 
 

@@ -739,7 +739,6 @@ class Env(StrictModel):
         description="What actually runs: the preset's simulator (default) or 'synthetic' "
         "(random observations of the same shapes, for tests).",
     )
-    num_envs: Count(65536) = Field(description="Parallel environments per env worker; 1 to 65536.")
     max_episode_steps: Count(1_000_000) = Field(
         description="Steps before an episode is truncated; 1 to 1,000,000."
     )
@@ -812,7 +811,9 @@ class Target(StrictModel):
 
 
 class Training(StrictModel):
-    """RL hyper-parameters shared by every target (each maps them to its own config keys)."""
+    """How one update is gathered and taken, in the framework-neutral terms of RL for VLAs:
+    every target derives its own knobs (its batch sizes, env counts, rounds) from these and
+    says in its generated config where each came from."""
 
     seed: Annotated[int, Field(ge=0, le=2**32 - 1)] = Field(
         default=42, description="Global random seed; 0 to 2^32 - 1 (what numpy seeds take)."
@@ -820,18 +821,69 @@ class Training(StrictModel):
     learning_rate: Annotated[float, Field(gt=0, le=1.0)] = Field(
         default=1e-5, description="Actor learning rate; above 0, at most 1."
     )
-    train_batch_size: Count(2**20) = Field(
-        default=64, description="Tasks (prompts) per training step; 1 to 2^20."
-    )
-    mini_batch_size: Count(2**20) = Field(
-        default=16, description="Tasks per optimizer step; 1 to 2^20."
-    )
-    micro_batch_size_per_gpu: Count(65536) = Field(
-        default=2, description="Samples per forward/backward pass on one GPU; 1 to 65536."
+    groups: Count(2**20) = Field(
+        default=8,
+        description="Initial conditions (a task and its start) per update; 1 to 2^20.",
     )
     group_size: Count(1024) = Field(
-        default=8, description="Rollouts per task (GRPO group; verl `rollout.n`); 1 to 1024."
+        default=8,
+        description="Episodes run from each initial condition (a GRPO group); 1 to 1024.",
     )
+    envs: Count(2**20) | None = Field(
+        default=None,
+        description="Envs stepping at once over the whole cluster; default groups x "
+        "group_size, every episode of an update at once. 1 to 2^20.",
+    )
+    mini_batches: Count(4096) = Field(
+        default=1,
+        description="Optimizer steps per update: its groups split into this many mini-batches; "
+        "1 to 4096.",
+    )
+    micro_batch_size_per_gpu: Count(65536) = Field(
+        default=2,
+        description="Decision rows per forward/backward pass on one GPU; 1 to 65536.",
+    )
+
+    @property
+    def episodes(self) -> int:
+        """Episodes per update."""
+        return self.groups * self.group_size
+
+    @property
+    def in_flight(self) -> int:
+        """Envs stepping at once: ``envs``, or every episode of an update."""
+        return self.episodes if self.envs is None else self.envs
+
+
+#: Keys of earlier specs, each with how to write it now (:func:`retired_key`).
+RETIRED_KEYS: dict[tuple[str, str], str] = {
+    ("env", "num_envs"): "env.num_envs counted the envs of one framework's env worker, so it "
+    "meant a different number on each framework; write training.envs, the envs stepping at "
+    "once over the whole cluster, or leave it out to run every episode of an update at once "
+    "(training.groups x group_size)",
+    ("training", "train_batch_size"): "training.train_batch_size is now training.groups (the "
+    "initial conditions per update, the same number)",
+    ("training", "mini_batch_size"): "training.mini_batch_size is now training.mini_batches, "
+    "the optimizer steps per update (groups / mini_batch_size)",
+}
+
+
+def retired_key(section: str, key: str, data: Any) -> str | None:
+    """What an earlier spec's ``section.key`` is written as now, with the numbers of
+    ``data`` (the spec as parsed) where they can be computed; None for any other key."""
+    message = RETIRED_KEYS.get((section, key))
+    if message is None:
+        return None
+    training = data.get("training") if isinstance(data, dict) else None
+    training = training if isinstance(training, dict) else {}
+    value = training.get(key)
+    if key == "train_batch_size" and isinstance(value, int):
+        return f"{message}: write `groups: {value}`"
+    size, groups = value, training.get("train_batch_size", training.get("groups"))
+    whole = isinstance(size, int) and isinstance(groups, int) and size > 0 and groups % size == 0
+    if key == "mini_batch_size" and whole:
+        return f"{message}: write `mini_batches: {groups // size}`"
+    return message
 
 
 class Resources(StrictModel):

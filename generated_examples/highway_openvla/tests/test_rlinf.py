@@ -499,7 +499,7 @@ def test_the_one_gpu_overrides_place_every_worker_on_gpu_0(
     OmegaConf.set_struct(cfg, True)
     cfg = rlinf_config.validate_embodied_cfg(cfg)
     rlinf_config.validate_fsdp_cfg(cfg.actor)
-    assert cfg.env.train.total_num_envs == 16
+    assert cfg.env.train.total_num_envs == 32
     with pytest.raises(
         AssertionError, match="End rank 3 .* must be within the available"
     ):

@@ -44,4 +44,4 @@ def test_package_exports_the_spec() -> None:
 
 def test_constants_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        spec.SPEC.env.num_envs = 0  # type: ignore[misc]
+        spec.SPEC.env.max_episode_steps = 0  # type: ignore[misc]

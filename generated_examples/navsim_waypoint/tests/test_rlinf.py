@@ -483,7 +483,7 @@ def test_the_one_gpu_overrides_place_every_worker_on_gpu_0(
     OmegaConf.set_struct(cfg, True)
     cfg = rlinf_config.validate_embodied_cfg(cfg)
     rlinf_config.validate_fsdp_cfg(cfg.actor)
-    assert cfg.env.train.total_num_envs == 128
+    assert cfg.env.train.total_num_envs == 64
     with pytest.raises(
         AssertionError, match="End rank 15 .* must be within the available"
     ):

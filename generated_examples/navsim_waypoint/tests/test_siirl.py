@@ -343,7 +343,7 @@ def test_the_manifest_gives_every_rank_a_batch() -> None:
                 manifest.trials_for(tasks, world), backend="synthetic"
             )
         )
-        assert rows // world >= SPEC.training.train_batch_size // world
+        assert rows // world >= SPEC.training.groups // world
     assert manifest.trials_for(1, 16, batch_size=128) == 128  # 50 rows: 3 per rank < 8
     assert manifest.trials_for(1, 1, batch_size=8) == manifest.DEFAULT_TRIALS
 

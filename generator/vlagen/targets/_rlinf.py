@@ -15,12 +15,12 @@ simulator- and model-specific ones in :data:`NOT_MIRRORED`.
 
 from __future__ import annotations
 
-import math
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..batch import Derived, comments, largest_divisor, next_multiple, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
@@ -250,12 +250,18 @@ class RlinfPlan:
     decisions_per_episode: int
     max_prompt_length: int
     config: dict[str, Any]  #: the Hydra YAML, as data
+    derived: tuple[Derived, ...]  #: the batch keys and where each came from
     world_size: int  #: GPUs training needs (:func:`world_size`)
     #: Hydra overrides that run it on one GPU (see :func:`one_gpu_overrides`).
     one_gpu_overrides: tuple[str, ...]
     omitted_templates: tuple[str, ...] = ()  #: ``tests/<name>`` this version does not use
     #: Config keys only code that cannot run on CPU reads: key → (RLinf file, why).
     read_elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def comments(self) -> Mapping[str, str]:
+        """End-of-line comments of the config: where each batch key came from."""
+        return comments(self.derived)
 
     @property
     def camera_tuples(self) -> tuple[tuple[str, str, int | None], ...]:
@@ -323,8 +329,44 @@ def env_group_size(spec: Spec, index: int) -> int:
     return spec.training.group_size if spec.targets[index].algorithm in GROUPED else 1
 
 
-def episodes_per_step(spec: Spec, index: int) -> int:
-    return spec.training.train_batch_size * env_group_size(spec, index)
+def derived_batch(spec: Spec, index: int, rounds_key: str) -> tuple[Derived, ...]:
+    """RLinf's batch keys, each with where it comes from in the spec's training block."""
+    t, workers = spec.training, world_size(spec)
+    group = env_group_size(spec, index)
+    decisions = spec.env.max_episode_steps // decision_steps(spec)
+    envs = "training.envs" if t.envs is not None else "training.groups x group_size"
+    rounds = t.episodes // t.in_flight
+    return (
+        Derived(
+            "env.train.total_num_envs",
+            t.in_flight,
+            f"{envs}, {t.in_flight // workers} on each of {workers} env workers (one per GPU)",
+        ),
+        Derived(
+            "env.train.group_size",
+            group,
+            "training.group_size"
+            if group > 1
+            else f"1: {spec.targets[index].algorithm} does not group episodes",
+        ),
+        Derived(
+            rounds_key,
+            rounds,
+            f"rounds of the envs per update: groups {t.groups} x "
+            f"group_size {t.group_size} / {t.in_flight} envs",
+        ),
+        Derived(
+            "actor.global_batch_size",
+            t.episodes * decisions // t.mini_batches,
+            f"decision rows per optimizer step: {t.episodes} episodes x {decisions} "
+            f"decisions / mini_batches {t.mini_batches}",
+        ),
+        Derived(
+            "actor.micro_batch_size",
+            t.micro_batch_size_per_gpu,
+            "training.micro_batch_size_per_gpu",
+        ),
+    )
 
 
 def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
@@ -354,40 +396,31 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             "RLinf's gae (actor_critic loss) needs a value head: set model.value_head: true",
         )
     group = env_group_size(spec, index)
-    num_envs, workers = spec.env.num_envs, world_size(spec)
-    if num_envs % group:
+    workers, envs = world_size(spec), training.in_flight
+    split = workers * group
+    if envs % split:
+        fix = split_fix(training, split)
         yield Issue(
-            ("env", "num_envs"),
-            f"RLinf needs the envs of each env worker ({num_envs}) divisible by the group "
-            f"size ({group}) for target {name} (total_num_envs {num_envs * workers} over "
-            f"{workers} env workers): set env.num_envs to {next_multiple(num_envs, group)}",
-        )
-    episodes, total = episodes_per_step(spec, index), num_envs * workers
-    if episodes % total:
-        yield Issue(
-            ("training", "train_batch_size"),
-            f"RLinf runs whole rounds of its {total} envs ({num_envs} per env worker x "
-            f"{workers} workers); train_batch_size ({training.train_batch_size}) x "
-            f"{group} rollouts = {episodes} episodes per step is not a multiple of it "
-            f"for target {name}: set train_batch_size to "
-            f"{next_multiple(training.train_batch_size, total // math.gcd(total, group))}",
+            ("training", "envs" if training.envs is not None else "groups"),
+            f"RLinf splits env.train.total_num_envs ({envs}) evenly over its {workers} env "
+            f"workers (one per GPU), each holding whole groups of {group}: it must be a "
+            f"multiple of {split} for target {name}: {fix}",
         )
     decisions = steps // chunk if steps % chunk == 0 else 0
-    global_batch = training.mini_batch_size * group * decisions
+    global_batch = training.episodes * decisions // training.mini_batches
     per_pass = training.micro_batch_size_per_gpu * workers
     if decisions and global_batch % per_pass:
         yield Issue(
             ("training", "micro_batch_size_per_gpu"),
-            f"RLinf needs actor.global_batch_size ({global_batch} = mini_batch_size "
-            f"{training.mini_batch_size} x {group} rollouts x {decisions} decisions) "
+            f"RLinf needs actor.global_batch_size ({global_batch} = {training.episodes} "
+            f"episodes x {decisions} decisions / mini_batches {training.mini_batches}) "
             f"divisible by micro_batch_size ({training.micro_batch_size_per_gpu}) x actor "
             f"workers ({workers}) for target {name}: "
             + (
                 "set micro_batch_size_per_gpu to "
                 f"{largest_divisor(global_batch // workers, training.micro_batch_size_per_gpu)}"
                 if global_batch % workers == 0
-                else "set mini_batch_size to a multiple of "
-                f"{workers // math.gcd(workers, group * decisions)}"
+                else _fix_for_rows(training, decisions, workers)
             ),
         )
     model = spec.model
@@ -407,6 +440,23 @@ def rlinf_checks_fn(spec: Spec, index: int) -> Iterator[Issue]:
             f"({a.height}x{a.width}) and {b.name!r} ({b.height}x{b.width}) need one size "
             f"for target {name}",
         )
+
+
+def _fix_for_rows(training: Any, decisions: int, workers: int) -> str:
+    """What makes each mini-batch's decision rows split into micro-batches on every actor
+    worker: fewer mini-batches, else more groups (the micro-batch kept)."""
+    per_pass = training.micro_batch_size_per_gpu * workers
+    rows = training.episodes * decisions
+    for m in range(training.mini_batches, 0, -1):
+        if training.groups % m == 0 and (rows // m) % per_pass == 0:
+            return f"set mini_batches to {m}"
+    groups = next(
+        g
+        for g in range(training.groups, training.groups + per_pass * training.mini_batches + 1)
+        if g % training.mini_batches == 0
+        and (g * training.group_size * decisions // training.mini_batches) % per_pass == 0
+    )
+    return f"set groups to {groups}"
 
 
 def _is_hub_id(checkpoint: str) -> bool:
@@ -452,7 +502,7 @@ def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> d
     columns = steps // decision_steps(spec) * spec.model.action.chunk
     cfg: dict[str, Any] = {
         "env_type": plan_env_type,
-        "total_num_envs": env.num_envs * world_size(spec),
+        "total_num_envs": spec.training.in_flight,
         "group_size": group,
         "seed": spec.training.seed + (0 if train else 1000),
         # Grouped advantages compare whole episodes: envs run one episode per rollout epoch
@@ -490,8 +540,8 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     env_type, model_type = package, f"{package}_policy"
     group = env_group_size(spec, index)
     decisions = env.max_episode_steps // decision_steps(spec)
-    total = env.num_envs * world_size(spec)
-    rollout_epoch = episodes_per_step(spec, index) // total
+    total = training.in_flight
+    rollout_epoch = training.episodes // total
     precision = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[model.dtype]
     max_prompt_length = 256
     sampling = {
@@ -630,7 +680,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
             "group_name": "ActorGroup",
             "training_backend": "fsdp",
             "micro_batch_size": training.micro_batch_size_per_gpu,
-            "global_batch_size": training.mini_batch_size * group * decisions,
+            "global_batch_size": training.episodes * decisions // training.mini_batches,
             "seed": training.seed,
             "enable_offload": False,
             "model": actor_model,
@@ -676,6 +726,11 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         decisions_per_episode=decisions,
         max_prompt_length=max_prompt_length,
         config=config,
+        derived=derived_batch(
+            spec,
+            index,
+            ("env.train" if version.rollout_epoch_under_env else "algorithm") + ".rollout_epoch",
+        ),
         world_size=world_size(spec),
         one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
@@ -816,13 +871,3 @@ def rlinf_target(
         # with that env's
         preset_test_installs={"libero": ("gym==0.26.2",)},
     )
-
-
-def next_multiple(value: int, step: int) -> int:
-    """The smallest multiple of ``step`` at or above ``value``."""
-    return -(-value // step) * step
-
-
-def largest_divisor(number: int, at_most: int) -> int:
-    """The largest divisor of ``number`` no greater than ``at_most`` (1 at least)."""
-    return next(d for d in range(min(number, at_most), 0, -1) if number % d == 0)

@@ -30,10 +30,11 @@ What the plan decides (file references are to AReaL 1.0.4):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..batch import Derived, comments
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
@@ -65,7 +66,13 @@ class ArealPlan:
     image_tokens: int  #: language tokens of the images of one decision
     row_tokens: int  #: a decision row's token budget (images, prompt text, actions)
     config: dict[str, Any]  #: the YAML, as data
+    derived: tuple[Derived, ...]  #: the batch keys and where each came from
     version: str = AREAL_VERSION
+
+    @property
+    def comments(self) -> Mapping[str, str]:
+        """End-of-line comments of the config: where each batch key came from."""
+        return comments(self.derived)
 
 
 def gpu_split(spec: Spec) -> tuple[int, int]:
@@ -119,19 +126,6 @@ def areal_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{name}'s grpo compares the episodes of one initial condition: group_size must be "
             f"at least 2, got {training.group_size}",
         )
-    if training.mini_batch_size > training.train_batch_size:
-        yield Issue(
-            ("training", "mini_batch_size"),
-            f"{name}: mini_batch_size ({training.mini_batch_size}) exceeds train_batch_size "
-            f"({training.train_batch_size})",
-        )
-    elif training.train_batch_size % training.mini_batch_size:
-        yield Issue(
-            ("training", "mini_batch_size"),
-            f"{name} splits each step's batch into actor.ppo_n_minibatches = train_batch_size "
-            f"/ mini_batch_size updates: {training.train_batch_size} is not a multiple of "
-            f"{training.mini_batch_size}",
-        )
     if spec.model.dtype == "float16":
         yield Issue(
             ("model", "dtype"),
@@ -171,9 +165,8 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             **names,
             "backend": f"sglang:d{rollout}p1t1",
             "tokenizer_path": "${tokenizer_path}",
-            # groups in flight: one training step's worth, as AReaL's examples
-            "max_concurrent_rollouts": training.train_batch_size,
-            "consumer_batch_size": training.train_batch_size,
+            "max_concurrent_rollouts": training.in_flight // training.group_size,
+            "consumer_batch_size": training.groups,
             # asynchronous: a group may start up to 2 weight versions before it trains
             # (the decoupled loss below corrects for the staleness)
             "max_head_offpolicyness": 2,
@@ -210,7 +203,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
                 "warmup_steps_proportion": 0.0,
             },
             "eps_clip": 0.2,
-            "ppo_n_minibatches": training.train_batch_size // training.mini_batch_size,
+            "ppo_n_minibatches": training.mini_batches,
             "recompute_logprob": True,
             "use_decoupled_loss": True,
             "kl_ctl": 0.0,
@@ -248,7 +241,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         "train_dataset": {
             "path": "data/episodes",
             "type": "rl",
-            "batch_size": training.train_batch_size,
+            "batch_size": training.groups,
             "shuffle": True,
             "num_workers": 0,
             "drop_last": True,
@@ -275,6 +268,30 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         image_tokens=images,
         row_tokens=row,
         config=config,
+        derived=derived_batch(spec, row),
+    )
+
+
+def derived_batch(spec: Spec, row: int) -> tuple[Derived, ...]:
+    """AReaL's batch keys, each with where it comes from in the spec's training block."""
+    t = spec.training
+    envs = "training.envs" if t.envs is not None else "training.groups x group_size"
+    return (
+        Derived(
+            "rollout.max_concurrent_rollouts",
+            t.in_flight // t.group_size,
+            f"groups in flight: {envs} ({t.in_flight}) / group_size, each workflow "
+            "episode running its group's envs side by side",
+        ),
+        Derived("rollout.consumer_batch_size", t.groups, "training.groups"),
+        Derived("train_dataset.batch_size", t.groups, "training.groups"),
+        Derived("vla.group_size", t.group_size, "training.group_size"),
+        Derived("actor.ppo_n_minibatches", t.mini_batches, "training.mini_batches"),
+        Derived(
+            "actor.mb_spec.max_tokens_per_mb",
+            t.micro_batch_size_per_gpu * row,
+            f"training.micro_batch_size_per_gpu x {row} tokens per decision row",
+        ),
     )
 
 

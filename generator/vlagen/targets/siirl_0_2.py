@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..batch import Derived, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..families import FAMILIES
@@ -149,6 +150,7 @@ class SiirlPlan:
     shaped_terms: tuple[str, ...]  #: the spec's terms our reward node sums
     nodes: tuple[PipelineNode, ...]
     overrides: tuple[tuple[str, object], ...]  #: fixed CLI overrides, checked against siiRL
+    derived: tuple[Derived, ...]  #: the batch keys among them and where each came from
     runtime_keys: tuple[str, ...]  #: overrides the launch fills in (paths, cluster size)
     read_elsewhere: dict[str, str]  #: keys read only by siiRL code that needs a GPU cluster
     #: Overrides the CPU fidelity harness appends: a short episode and the smallest group and
@@ -286,6 +288,38 @@ def harness_overrides(spec: Spec) -> dict[str, object]:
     }
 
 
+def world_size(spec: Spec) -> int:
+    """Rollout workers, each stepping its own envs: one per GPU of the spec's resources."""
+    return spec.resources.nodes * spec.resources.gpus_per_node
+
+
+def derived_batch(spec: Spec) -> tuple[Derived, ...]:
+    """siiRL's batch keys, each with where it comes from in the spec's training block."""
+    t, workers = spec.training, world_size(spec)
+    envs = "training.envs" if t.envs is not None else "training.groups x group_size"
+    return (
+        Derived("data.train_batch_size", t.groups, "training.groups"),
+        Derived("data.val_batch_size", t.groups, "training.groups"),
+        Derived("actor_rollout_ref.rollout.n", t.group_size, "training.group_size"),
+        Derived(
+            "actor_rollout_ref.embodied.env.num_envs",
+            t.in_flight // workers,
+            f"{envs} ({t.in_flight}) over {workers} rollout workers (one per GPU)",
+        ),
+        Derived(
+            "actor_rollout_ref.actor.ppo_mini_batch_size",
+            t.groups // t.mini_batches,
+            f"training.groups / mini_batches {t.mini_batches}",
+        ),
+        Derived(
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+            MICRO_BATCH,
+            "one trajectory: embodied_actor.update_policy forwards only the first "
+            "trajectory of a larger micro-batch",
+        ),
+    )
+
+
 def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     """The siiRL plan of a resolved spec that passed :func:`siirl_checks`."""
     algorithm = spec.targets[index].algorithm
@@ -306,8 +340,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     crop = center_crop(model) is not None
     overrides: list[tuple[str, object]] = [
         ("data.dataset_type", "embodied"),
-        ("data.train_batch_size", training.train_batch_size),
-        ("data.val_batch_size", training.train_batch_size),
+        ("data.train_batch_size", training.groups),
+        ("data.val_batch_size", training.groups),
         ("data.max_prompt_length", 256),
         ("data.max_response_length", 128),
         ("algorithm.workflow_type", workflow),
@@ -338,7 +372,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.model.enable_gradient_checkpointing", True),
         ("actor_rollout_ref.actor.optim.lr", training.learning_rate),
         ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
-        ("actor_rollout_ref.actor.ppo_mini_batch_size", training.mini_batch_size),
+        ("actor_rollout_ref.actor.ppo_mini_batch_size", training.groups // training.mini_batches),
         ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", MICRO_BATCH),
         ("actor_rollout_ref.actor.traj_mini_batch_size", traj_mini_batch(trajectory_length(spec))),
         ("actor_rollout_ref.actor.grad_clip", 1.0),
@@ -357,7 +391,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.embodied.center_crop", crop),
         ("actor_rollout_ref.embodied.unnorm_key", unnorm_key),
         ("actor_rollout_ref.embodied.env.env_name", suite),
-        ("actor_rollout_ref.embodied.env.num_envs", env.num_envs),
+        ("actor_rollout_ref.embodied.env.num_envs", training.in_flight // world_size(spec)),
         ("actor_rollout_ref.embodied.env.max_steps", env.max_episode_steps),
         ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
         ("actor_rollout_ref.embodied.env.model_family", "openvla"),
@@ -406,6 +440,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         shaped_terms=shaped,
         nodes=_chain(algorithm),
         overrides=tuple(overrides),
+        derived=derived_batch(spec),
         runtime_keys=runtime,
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
@@ -484,12 +519,16 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{where}: srpo rewards success (siiRL's embodied reward manager, scaled by the "
             "success term's weight); add a term with source: success",
         )
-    n = spec.training.group_size
-    if env.num_envs < n:
+    t = spec.training
+    n, workers = t.group_size, world_size(spec)
+    if t.in_flight % (workers * n):
+        fix = split_fix(t, workers * n)
         yield Issue(
-            ("env", "num_envs"),
-            f"{where}'s rollout runs num_envs // group_size prompts at a time and asserts "
-            f"num_envs >= group_size; got num_envs {env.num_envs} < group_size {n}",
+            ("training", "envs" if t.envs is not None else "groups"),
+            f"{where} steps embodied.env.num_envs envs in each of its {workers} rollout "
+            "workers (one per GPU) and runs num_envs // rollout.n prompts at a time, "
+            "asserting num_envs >= rollout.n (engine/rollout/embodied_rollout.py): its "
+            f"{t.in_flight} envs must split into whole groups of {n} per worker: {fix}",
         )
     if model.lora is not None and model.lora.dropout:
         yield Issue(
@@ -515,7 +554,8 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{_nearest_divisible(length) * steps_per_forward(spec)}",
         )
     suite = task_suite(spec)
-    longest = len(f"{suite}_task_999_trial_9999_s{max(env.num_envs - 1, 0)}".encode())
+    per_worker = max(t.in_flight // workers, 1)
+    longest = len(f"{suite}_task_999_trial_9999_s{per_worker - 1}".encode())
     if longest > TASK_FILE_NAME_BYTES:
         yield Issue(
             ("env", "task_suite") if env.task_suite else ("project", "name"),

@@ -40,10 +40,12 @@ is written: every key is verl's, with a value of its type, except the package's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..batch import Derived, comments, largest_divisor, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import FrameworkSource, TargetDecl, decision_steps, unhonoured_resources
@@ -126,8 +128,14 @@ class VerlPlan:
     disaggregated: bool  #: env workers on their own nodes (``env.disagg_sim``)
     prompt_length: int  #: ``actor_rollout_ref.rollout.prompt_length``
     config: dict[str, Any]  #: the Hydra YAML, as data
+    derived: tuple[Derived, ...]  #: the batch keys and where each came from
     tag: str = VERL_TAG  #: the verl source tag the package runs on
     commit: str = VERL_COMMIT
+
+    @property
+    def comments(self) -> Mapping[str, str]:
+        """End-of-line comments of the config: where each batch key came from."""
+        return comments(self.derived)
 
 
 def group_size(spec: Spec, index: int) -> int:
@@ -192,16 +200,6 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"max_episode_steps ({steps}) must be a multiple of the env steps of one action "
             f"chunk ({chunk})",
         )
-    stages = spec.resources.pipeline_stages
-    if spec.env.num_envs % stages:
-        yield Issue(
-            ("env", "num_envs"),
-            f"{name} gives each of an env worker's {stages} pipeline stages "
-            "(resources.pipeline_stages) its own EnvManager of env.train.num_envs envs "
-            f"(EnvWorker.init_worker, workers/env/env_worker.py): num_envs ({spec.env.num_envs}) "
-            "per env worker must be a multiple of the stages",
-        )
-        return
     env_world, actor_world = worlds(spec)
     env_gpus, actor_gpus = gpu_split(spec)
     if env_gpus < 1 or actor_gpus < 1:
@@ -213,14 +211,6 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"env + {actor_gpus} actor/rollout",
         )
         return
-    per_stage_envs = spec.env.num_envs // stages
-    if (env_world * per_stage_envs) % stages:
-        yield Issue(
-            ("env", "num_envs"),
-            f"{name}'s EnvLoop requires its total envs (env workers x env.train.num_envs = "
-            f"{env_world} x {per_stage_envs}) to be divisible by pipeline_stage_num ({stages}) "
-            "(EnvLoop.__init__, env_loop.py raises ValueError)",
-        )
     group = group_size(spec, index)
     training = spec.training
     if spec.targets[index].algorithm in GROUPED and group < 2:
@@ -230,68 +220,115 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "task (compute_advantage in verl/trainer/ppo/ray_trainer.py groups by uid): "
             f"group_size must be at least 2, got {group}",
         )
-    elif per_stage_envs % group:
+        return
+    episodes = training.episodes
+    if training.envs is not None and training.envs != episodes:
         yield Issue(
-            ("env", "num_envs"),
-            f"{name} would split a group of rollout.n ({group}) rollouts over pipeline stages "
-            "or env workers, whose envs start elsewhere (the package's env seeds a start by "
-            "worker and stage): RobRayPPOTrainer.fit repeats each row rollout.n times in a row "
-            "(rob_ray_trainer.py) and reset_envs_to_state_ids gives each env worker "
-            "num_envs x pipeline_stage_num rows in order, each stage the next "
-            f"env.train.num_envs (workers/env/env_worker.py); the {per_stage_envs} envs per "
-            f"stage (num_envs {spec.env.num_envs} / {stages} pipeline stages) must be a "
-            f"multiple of group_size ({group}): set num_envs to a multiple of {stages * group} "
-            "or use fewer pipeline stages",
-        )
-    total = env_world * spec.env.num_envs
-    episodes = training.train_batch_size * group
-    if episodes != total:
-        yield Issue(
-            ("training", "train_batch_size"),
-            f"{name} resets every env exactly once per step: RobRayPPOTrainer.fit repeats "
+            ("training", "envs"),
+            f"{name} runs every episode of an update at once: RobRayPPOTrainer.fit repeats "
             "data.train_batch_size rows rollout.n times (rob_ray_trainer.py) and "
             "EnvWorker.reset_envs_to_state_ids asserts num_envs x pipeline_stage_num state ids "
-            f"per env worker (workers/env/env_worker.py): train_batch_size "
-            f"({training.train_batch_size}) x rollout.n ({group}) = {episodes} must equal the "
-            f"{total} envs ({spec.env.num_envs} per env worker x {env_world} env workers); "
-            + (
-                f"set training.train_batch_size to {total // group}"
-                if total % group == 0
-                else f"set env.num_envs to {episodes // env_world}"
-                if episodes % env_world == 0
-                else f"make train_batch_size x group_size a multiple of {env_world}"
-            ),
+            "per env worker (workers/env/env_worker.py), so its envs are groups x group_size "
+            f"({episodes}), not training.envs ({training.envs}): leave envs out (or set "
+            f"training.envs to {episodes}), or change training.groups to match them",
         )
         return
-    per_stage = total // stages
+    stages = spec.resources.pipeline_stages
+    per_stage = episodes // stages if episodes % stages == 0 else 0
+    if not per_stage or per_stage % env_world or (per_stage // env_world) % group:
+        yield Issue(
+            ("training", "groups"),
+            f"{name} deals an update's {episodes} episodes (groups x group_size) to "
+            f"{env_world} env workers x {stages} pipeline stages in order, each stage's "
+            "env.train.num_envs envs in runs of rollout.n (RobRayPPOTrainer.fit repeats each "
+            "row rollout.n times in a row, rob_ray_trainer.py; reset_envs_to_state_ids gives "
+            "each env worker num_envs x pipeline_stage_num rows, workers/env/env_worker.py; "
+            "EnvWorker.init_worker builds one EnvManager per stage): each stage's envs must "
+            f"hold whole groups of {group}, or a group would start in two places: set "
+            f"training.groups to {_groups_for(spec, env_world * stages * group)}",
+        )
+        return
+    if per_stage % stages:
+        yield Issue(
+            ("training", "groups"),
+            f"{name}'s EnvLoop requires its total envs (env workers x env.train.num_envs = "
+            f"{per_stage}) to be divisible by pipeline_stage_num ({stages}) (EnvLoop.__init__, "
+            "env_loop.py raises ValueError): set training.groups to "
+            f"{_groups_for(spec, math.lcm(env_world * stages * group, stages * stages))}",
+        )
     if per_stage % actor_world:
         yield Issue(
-            ("env", "num_envs"),
+            ("training", "groups"),
             f"{name} sends each pipeline stage's {per_stage} observations to its "
             f"{actor_world} rollout workers in equal parts: generate_sequences dispatches over "
             "the rollout mesh (make_nd_compute_dataproto_dispatch_fn, fsdp_workers.py) and "
-            "DataProto.chunk asserts an equal split (verl/protocol.py)",
+            "DataProto.chunk asserts an equal split (verl/protocol.py): set training.groups "
+            f"to {_groups_for(spec, stages * actor_world)}",
         )
     decisions = steps // chunk if steps % chunk == 0 else 0
     if not decisions:
         return
-    rows = training.mini_batch_size * decisions * group
-    if training.mini_batch_size > training.train_batch_size:
-        yield Issue(
-            ("training", "mini_batch_size"),
-            f"{name}: mini_batch_size ({training.mini_batch_size}) exceeds train_batch_size "
-            f"({training.train_batch_size})",
-        )
-    elif rows % actor_world or (rows // actor_world) % training.micro_batch_size_per_gpu:
+    rows = episodes * decisions // training.mini_batches
+    if rows % actor_world or (rows // actor_world) % training.micro_batch_size_per_gpu:
         yield Issue(
             ("training", "micro_batch_size_per_gpu"),
-            f"{name} normalizes actor.ppo_mini_batch_size (mini_batch_size "
-            f"{training.mini_batch_size} x {decisions} decisions) x rollout.n ({group}) = {rows} "
-            f"decision rows by floor division over its {actor_world} actor workers, then "
-            f"asserts it divisible by ppo_micro_batch_size_per_gpu "
+            f"{name} normalizes actor.ppo_mini_batch_size x rollout.n = {rows} decision rows "
+            f"({episodes} episodes x {decisions} decisions / mini_batches "
+            f"{training.mini_batches}) by floor division over its {actor_world} actor workers, "
+            f"then asserts it divisible by ppo_micro_batch_size_per_gpu "
             f"({training.micro_batch_size_per_gpu}) (ActorRolloutRefWorker.__init__, "
-            "verl/workers/fsdp_workers.py): both must divide evenly",
+            "verl/workers/fsdp_workers.py): both must divide evenly"
+            + (
+                "; set micro_batch_size_per_gpu to "
+                f"{largest_divisor(rows // actor_world, training.micro_batch_size_per_gpu)}"
+                if rows % actor_world == 0
+                else ""
+            ),
         )
+
+
+def _groups_for(spec: Spec, unit: int) -> int:
+    """The fewest groups at or above the spec's whose episodes are a multiple of ``unit``."""
+    n = spec.training.group_size
+    return next_multiple(spec.training.groups, unit // math.gcd(unit, n))
+
+
+def derived_batch(spec: Spec, index: int) -> tuple[Derived, ...]:
+    """verl's batch keys, each with where it comes from in the spec's training block."""
+    t, group = spec.training, group_size(spec, index)
+    env_world = worlds(spec)[0]
+    stages = spec.resources.pipeline_stages
+    decisions = spec.env.max_episode_steps // decision_steps(spec)
+    rows = t.episodes // group
+    prompts = "training.groups" if group > 1 else "training.groups x group_size"
+    return (
+        Derived("data.train_batch_size", rows, prompts),
+        Derived("data.val_batch_size", rows, "data.train_batch_size"),
+        Derived(
+            "actor_rollout_ref.rollout.n",
+            group,
+            "training.group_size"
+            if group > 1
+            else f"1: {spec.targets[index].algorithm} does not group episodes",
+        ),
+        Derived(
+            "env.train.num_envs",
+            t.episodes // (env_world * stages),
+            f"every episode at once (groups x group_size = {t.episodes}) over {env_world} "
+            f"env workers x {stages} pipeline stages",
+        ),
+        Derived(
+            "actor_rollout_ref.actor.ppo_mini_batch_size",
+            rows // t.mini_batches * decisions,
+            f"{rows // t.mini_batches} prompts per optimizer step (data.train_batch_size / "
+            f"mini_batches {t.mini_batches}) x {decisions} decisions",
+        ),
+        Derived(
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+            t.micro_batch_size_per_gpu,
+            "training.micro_batch_size_per_gpu",
+        ),
+    )
 
 
 def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
@@ -304,6 +341,8 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
     decisions = env.max_episode_steps // decision_steps(spec)
     env_world, actor_world = worlds(spec)
     env_gpus, actor_gpus = gpu_split(spec)
+    rows = training.episodes // group  # data rows: prompts, each repeated rollout.n times
+    per_stage = training.episodes // (env_world * stages)
     full_image, wrist_image = camera_roles(spec)
     prompt_length = 512
     checkpoint = model.checkpoint.replace("${", "\\${")
@@ -317,8 +356,8 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         "data": {
             "train_files": "data/train.parquet",
             "val_files": "data/val.parquet",
-            "train_batch_size": training.train_batch_size,
-            "val_batch_size": training.train_batch_size,
+            "train_batch_size": rows,
+            "val_batch_size": rows,
             "dataloader_num_workers": 0,
             "seed": training.seed,
         },
@@ -331,7 +370,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "simulator_type": package,
                 # in action columns (decisions x chunk), as EnvLoop divides it by the chunk
                 "max_episode_steps": decisions * model.action.chunk,
-                "num_envs": env.num_envs // stages,
+                "num_envs": per_stage,
                 "seed": training.seed,
                 "only_eval": False,
                 "video_cfg": {"save_video": False, "video_base_dir": "verl_logs/video"},
@@ -351,7 +390,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             },
             "actor": {
                 "strategy": "fsdp",
-                "ppo_mini_batch_size": training.mini_batch_size * decisions,
+                "ppo_mini_batch_size": rows // training.mini_batches * decisions,
                 "ppo_micro_batch_size_per_gpu": training.micro_batch_size_per_gpu,
                 "use_dynamic_bsz": False,
                 "grad_clip": 1.0,
@@ -426,12 +465,13 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         decisions=decisions,
         group=group,
         stages=stages,
-        num_envs=env.num_envs // stages,
+        num_envs=per_stage,
         env_world=env_world,
         actor_world=actor_world,
         disaggregated=bool(resources.env_nodes),
         prompt_length=prompt_length,
         config=config,
+        derived=derived_batch(spec, index),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "47299529da8c293fa4538c66e40f2ea74c08532e743f81ddaf4480188035fbe8"
+SPEC_HASH: Final = "a65c47ccd1e3b4b8e6861eae7402e4bda2cb177128dc5d2a60b4ee5ef67e6e3c"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +331,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="gymnasium",
         backend="gymnasium",
-        num_envs=8,
         max_episode_steps=200,
         cameras=(Camera(name="view", height=400, width=600, role="main"),),
         state_dim=0,
@@ -357,10 +357,11 @@ SPEC: Final = Spec(
     training=Training(
         seed=3,
         learning_rate=0.0003,
-        train_batch_size=64,
-        mini_batch_size=16,
-        micro_batch_size_per_gpu=16,
+        groups=16,
         group_size=4,
+        envs=None,
+        mini_batches=4,
+        micro_batch_size_per_gpu=16,
     ),
     resources=Resources(
         nodes=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "fb505b2f28e508468c20c8023b2b7417d1515a163a02c8359f944a5401e99e0b"
+SPEC_HASH: Final = "27866c10c3b98a04f0ec29078534c91ce79b1b18e58bbbad4c1c622638871be0"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +331,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="highway",
         backend="gymnasium",
-        num_envs=4,
         max_episode_steps=40,
         cameras=(Camera(name="front", height=128, width=128, role="main"),),
         state_dim=0,
@@ -377,10 +377,11 @@ SPEC: Final = Spec(
     training=Training(
         seed=7,
         learning_rate=1e-05,
-        train_batch_size=32,
-        mini_batch_size=8,
-        micro_batch_size_per_gpu=2,
+        groups=16,
         group_size=2,
+        envs=None,
+        mini_batches=4,
+        micro_batch_size_per_gpu=2,
     ),
     resources=Resources(
         nodes=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "13d6f691327d516f67756f2e7b1247c98a3a63cca1b5038dd2a7da3440505291"
+SPEC_HASH: Final = "e493cec28a35c8626152527193eb9e21f93ce3941c1eca96fe6846109ea7b8cf"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +331,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="highway",
         backend="gymnasium",
-        num_envs=4,
         max_episode_steps=24,
         cameras=(Camera(name="front", height=128, width=128, role="main"),),
         state_dim=0,
@@ -382,17 +382,18 @@ SPEC: Final = Spec(
     training=Training(
         seed=3,
         learning_rate=1e-06,
-        train_batch_size=8,
-        mini_batch_size=4,
-        micro_batch_size_per_gpu=8,
+        groups=8,
         group_size=4,
+        envs=None,
+        mini_batches=2,
+        micro_batch_size_per_gpu=4,
     ),
     resources=Resources(
         nodes=1,
         gpus_per_node=8,
         env_gpus_per_node=None,
         env_nodes=0,
-        rollout_gpus=4,
+        rollout_gpus=None,
         pipeline_stages=1,
     ),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "31da2e549889047ce59dec38a57ad6b7e7ee96267e6a5f146c8762cc7607413f"
+SPEC_HASH: Final = "6e6b25c041bc1e5e8e9f888d80e07e4afd77c687ccbafdb1db97f44632da70d8"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +333,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="libero",
         backend="libero",
-        num_envs=16,
         max_episode_steps=512,
         cameras=(
             Camera(name="agentview", height=256, width=256, role="main"),
@@ -365,10 +365,11 @@ SPEC: Final = Spec(
     training=Training(
         seed=42,
         learning_rate=5e-06,
-        train_batch_size=64,
-        mini_batch_size=16,
-        micro_batch_size_per_gpu=4,
+        groups=16,
         group_size=8,
+        envs=None,
+        mini_batches=4,
+        micro_batch_size_per_gpu=4,
     ),
     resources=Resources(
         nodes=1,

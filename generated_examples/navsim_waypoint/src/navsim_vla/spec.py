@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "d70b2eee19751043d9d7a5448bac94e15109433458b02fecc09da48f2d3060ec"
+SPEC_HASH: Final = "4d5c32f012e5abc93028fb459467268c966d70da4ca775dc29b02bc22c8c426c"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +331,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="navsim",
         backend="navsim",
-        num_envs=8,
         max_episode_steps=64,
         cameras=(
             Camera(name="front", height=256, width=512, role="main"),
@@ -371,10 +371,11 @@ SPEC: Final = Spec(
     training=Training(
         seed=0,
         learning_rate=2e-06,
-        train_batch_size=128,
-        mini_batch_size=32,
-        micro_batch_size_per_gpu=4,
+        groups=16,
         group_size=4,
+        envs=None,
+        mini_batches=4,
+        micro_batch_size_per_gpu=4,
     ),
     resources=Resources(
         nodes=2,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "7ec47573b946c7ab7a13d4388d1bca5a6e42efb9efae3d50784ad301bb053cdd"
+SPEC_HASH: Final = "14ccb63189313a53d508f7dc3ca131b1a8ba2adfca3a7358fb9cd16df397acb3"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -229,7 +229,6 @@ class Env:
 
     preset: str
     backend: str | None
-    num_envs: int
     max_episode_steps: int
     cameras: tuple[Camera, ...]
     state_dim: int
@@ -258,16 +257,18 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """RL hyper-parameters shared by every target (each maps them to its own config
-    keys).
+    """How one update is gathered and taken, in the framework-neutral terms of RL for
+    VLAs: every target derives its own knobs (its batch sizes, env counts, rounds)
+    from these and says in its generated config where each came from.
     """
 
     seed: int
     learning_rate: float
-    train_batch_size: int
-    mini_batch_size: int
-    micro_batch_size_per_gpu: int
+    groups: int
     group_size: int
+    envs: int | None
+    mini_batches: int
+    micro_batch_size_per_gpu: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +331,6 @@ SPEC: Final = Spec(
     env=Env(
         preset="pusht",
         backend="gymnasium",
-        num_envs=8,
         max_episode_steps=200,
         cameras=(Camera(name="top", height=96, width=96, role="main"),),
         state_dim=2,
@@ -367,10 +367,11 @@ SPEC: Final = Spec(
     training=Training(
         seed=42,
         learning_rate=1e-05,
-        train_batch_size=4,
-        mini_batch_size=2,
-        micro_batch_size_per_gpu=2,
+        groups=8,
         group_size=8,
+        envs=None,
+        mini_batches=2,
+        micro_batch_size_per_gpu=2,
     ),
     resources=Resources(
         nodes=1,

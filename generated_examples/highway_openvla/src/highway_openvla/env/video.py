@@ -16,7 +16,7 @@ VIDEO = SPEC.env.video
 class Recorder:
     """Collects frames of the first ``max_envs`` envs and writes one file per episode."""
 
-    def __init__(self, directory: str | Path | None = None) -> None:
+    def __init__(self, num_envs: int, directory: str | Path | None = None) -> None:
         assert VIDEO is not None
         try:
             import imageio.v3 as iio
@@ -27,7 +27,7 @@ class Recorder:
             ) from exc
         self._iio = iio
         self.directory = Path(directory or VIDEO.dir)
-        self.envs = min(VIDEO.max_envs, SPEC.env.num_envs)
+        self.envs = min(VIDEO.max_envs, num_envs)
         self._frames: list[list[np.ndarray]] = [[] for _ in range(self.envs)]
         self.written: list[Path] = []
 

@@ -43,7 +43,7 @@ def make_env(
     Args:
         backend: ``"synthetic"`` for the stand-in with the same shapes, or the real one
             (default: ``SPEC.env.backend``, as the spec says).
-        num_envs: Envs in the batch (default: the spec's ``env.num_envs``).
+        num_envs: Envs in the batch (default: one group, the spec's ``training.group_size``).
         workers: Worker processes; 0 steps the envs in this process (default: the spec's).
             With workers, run your script's code under ``if __name__ == "__main__":``
             (they re-import it), and a worker that misses the spec's
@@ -64,7 +64,7 @@ def make_env(
     module = load_backend(backend or SPEC.env.backend)
     module.check()  # a missing simulator (or one not set up) fails here, not in every worker
     tasks = module.tasks()
-    n = SPEC.env.num_envs if num_envs is None else num_envs
+    n = SPEC.training.group_size if num_envs is None else num_envs
     w = SPEC.env.workers if workers is None else workers
     if hasattr(module, "make_vector"):  # simulators that batch on their own
         vector = module.make_vector(n, check_every_step=debug)

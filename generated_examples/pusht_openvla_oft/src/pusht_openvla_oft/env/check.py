@@ -378,7 +378,7 @@ def _isolation(subject: Subject, context: Context) -> str:
     if _own_process():
         return (
             "not needed: each env has a worker process of its own "
-            f"(env.workers {SPEC.env.workers} >= env.num_envs {SPEC.env.num_envs})"
+            f"(env.workers {SPEC.env.workers} >= training.group_size {SPEC.training.group_size})"
         )
     alone = _record(subject, seed, index=1)
     if _difference(alone, _record(subject, seed, index=1)):
@@ -393,7 +393,7 @@ def _isolation(subject: Subject, context: Context) -> str:
         raise CheckFailed(
             "stepping and resetting another instance in the same process changed this "
             f"one: {difference} (instances share state; give each env its own worker: "
-            "env.workers = env.num_envs)"
+            "env.workers = training.group_size)"
         )
     return "two instances in one process step and reset independently"
 
@@ -593,7 +593,7 @@ def _check_signals(info: Any, where: str) -> None:
 def _own_process() -> bool:
     """The spec gives each env a worker process of its own (what a simulator with one
     engine per process needs), so instances never share a process."""
-    return SPEC.env.workers >= SPEC.env.num_envs
+    return SPEC.env.workers >= SPEC.training.group_size
 
 
 def _spec_bounds() -> tuple[np.ndarray, np.ndarray]:

@@ -130,7 +130,7 @@ class SiirlEnv(BaseVLAEnvironment):
     def __init__(
         self,
         env_name: str = TASK_SUITE,
-        num_envs: int = SPEC.env.num_envs,
+        num_envs: int = SPEC.training.group_size,
         max_steps: int = SPEC.env.max_episode_steps,
         num_steps_wait: int = 0,
         model_family: str = "openvla",

@@ -20,7 +20,7 @@ DEFAULT_TRIALS = 50
 
 
 def trials_for(
-    tasks: int, world_size: int, batch_size: int = SPEC.training.train_batch_size
+    tasks: int, world_size: int, batch_size: int = SPEC.training.groups
 ) -> int:
     """Trials per task (at least :data:`DEFAULT_TRIALS`) so that each of ``world_size`` ranks
     gets a full batch: siiRL splits the rows ``total // world`` per rank

@@ -24,8 +24,8 @@ from .glue import HOOK, install, require_flash_attention
 #: siiRL overrides fixed by the spec.
 OVERRIDES: tuple[tuple[str, object], ...] = (
     ("data.dataset_type", "embodied"),
-    ("data.train_batch_size", 64),
-    ("data.val_batch_size", 64),
+    ("data.train_batch_size", 16),
+    ("data.val_batch_size", 16),
     ("data.max_prompt_length", 256),
     ("data.max_response_length", 128),
     ("algorithm.workflow_type", "embodied"),
@@ -48,7 +48,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.model.enable_gradient_checkpointing", True),
     ("actor_rollout_ref.actor.optim.lr", 5e-06),
     ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
-    ("actor_rollout_ref.actor.ppo_mini_batch_size", 16),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size", 4),
     ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 1),
     ("actor_rollout_ref.actor.traj_mini_batch_size", 16),
     ("actor_rollout_ref.actor.grad_clip", 1.0),

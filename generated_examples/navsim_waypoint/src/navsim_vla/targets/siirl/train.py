@@ -24,8 +24,8 @@ from .glue import HOOK, install, require_flash_attention
 #: siiRL overrides fixed by the spec.
 OVERRIDES: tuple[tuple[str, object], ...] = (
     ("data.dataset_type", "embodied"),
-    ("data.train_batch_size", 128),
-    ("data.val_batch_size", 128),
+    ("data.train_batch_size", 16),
+    ("data.val_batch_size", 16),
     ("data.max_prompt_length", 256),
     ("data.max_response_length", 128),
     ("algorithm.workflow_type", "default"),
@@ -44,7 +44,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.model.enable_gradient_checkpointing", True),
     ("actor_rollout_ref.actor.optim.lr", 2e-06),
     ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
-    ("actor_rollout_ref.actor.ppo_mini_batch_size", 32),
+    ("actor_rollout_ref.actor.ppo_mini_batch_size", 4),
     ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 1),
     ("actor_rollout_ref.actor.traj_mini_batch_size", 16),
     ("actor_rollout_ref.actor.grad_clip", 1.0),
@@ -63,7 +63,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.embodied.center_crop", False),
     ("actor_rollout_ref.embodied.unnorm_key", "navsim_vla_vlagen"),
     ("actor_rollout_ref.embodied.env.env_name", "navsim_vla"),
-    ("actor_rollout_ref.embodied.env.num_envs", 8),
+    ("actor_rollout_ref.embodied.env.num_envs", 4),
     ("actor_rollout_ref.embodied.env.max_steps", 64),
     ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
     ("actor_rollout_ref.embodied.env.model_family", "openvla"),

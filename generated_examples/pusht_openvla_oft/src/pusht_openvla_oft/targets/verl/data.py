@@ -30,8 +30,8 @@ import pyarrow.parquet as pq
 from .env import catalogue, state_offsets
 
 DATA_SOURCE = "pusht_openvla_oft"
-TRAIN_BATCH_SIZE = 4  #: config.yaml's data.train_batch_size
-VAL_BATCH_SIZE = 4  #: config.yaml's data.val_batch_size
+TRAIN_BATCH_SIZE = 8  #: config.yaml's data.train_batch_size
+VAL_BATCH_SIZE = 8  #: config.yaml's data.val_batch_size
 
 
 def rows(
