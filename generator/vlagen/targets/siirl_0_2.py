@@ -458,8 +458,8 @@ def override_problems(overrides: list[tuple[str, object]], runtime: list[str]) -
 #: model's own ``generate_action_verl``, which the package does not replace.
 OFT_ACTOR = "engine/actor/embodied_actor.py"
 OFT_FIXED = {
-    "dim": (7, (155, 156, 289)),
-    "chunk": (8, (155, 156, 158, 289, 290)),
+    "dim": (7, (155, 156, 290)),
+    "chunk": (8, (155, 156, 158, 290, 291)),
     "bins": (256, (144, 145, 210, 211, 282, 283)),
     "vocab_size": (32000, (143, 209, 281)),
 }
