@@ -101,6 +101,15 @@ VARIANTS.update(
             },
             {},
         ),
+        # Qwen3-VL on siiRL: siiRL's embodied rollout loop, GRPO advantage and actor update
+        # over the package's SiirlVLA (targets/siirl/model.py), one decision per forward.
+        "qwen3_siirl": {
+            **_spec(
+                {"backbone": "qwen3_vl", "image_size": [64, 64], "action": {"dim": 2, "bins": 48}},
+                {},
+            ),
+            "targets": [{"framework": "siirl", "version": "0.2", "algorithm": "grpo"}],
+        },
     }
 )
 ONLY = {
@@ -110,6 +119,7 @@ ONLY = {
         "tests/test_closed_loop.py",
     ),
     "qwen3_openvla": ("tests/test_model.py", "tests/test_model_reference_qwen.py"),
+    "qwen3_siirl": ("tests/test_siirl_fidelity.py",),
 }
 """Variants whose env is one of the others': only their policy-core tests run."""
 

@@ -66,12 +66,101 @@ def test_a_valid_siirl_spec_plans() -> None:
     assert [n.node_id for n in plan.nodes][:2] == ["rollout_actor", "shape_reward"]
 
 
+SIIRL_ROOT = Path(importlib.util.find_spec("siirl").origin).parent
+
+
+def _siirl_line(file: str, line: int) -> str:
+    return SIIRL_ROOT.joinpath(file).read_text().splitlines()[line - 1]
+
+
 def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
     data = _siirl(family="openvla_oft")
+    data["model"]["action"]["bins"] = 128
     (line,) = spec_errors(data)
     assert line.startswith("spec.yaml:9:5: model.action: siiRL 0.2 (targets[0]) trains ")
-    assert "(traj*8, 7)" in line and "got dim 2, chunk 1, bins 256, vocab_size 32000" in line
+    actor = "engine/actor/embodied_actor.py"
+    assert f"got dim 2 (siiRL fixes 7 at {actor}:155, 156, 290); chunk 1 (siiRL fixes 8 at " in line
+    assert f"bins 128 (siiRL fixes 256 at {actor}:144, 145, 210, 211, 282, 283). Use" in line
+    assert "vocab_size" not in line.partition("got ")[2]  # 32000: as siiRL fixes it
     assert "Use family openvla" in line
+
+
+def test_the_oft_lines_named_fix_those_numbers_in_siirl() -> None:
+    """Each line the OFT refusal names, in the installed siiRL 0.2.0, holds its number."""
+    from vlagen.targets.siirl_0_2 import OFT_ACTOR, OFT_FIXED
+
+    for name, (number, lines) in OFT_FIXED.items():
+        for line in lines:
+            text = _siirl_line(OFT_ACTOR, line)
+            assert str(number) in text, f"{name}: {OFT_ACTOR}:{line} is {text.strip()!r}"
+
+
+def test_the_checkpoint_loads_named_for_custom_are_siirls() -> None:
+    from vlagen.targets.siirl_0_2 import CHECKPOINT_LOADS, PEFT_WRAP
+
+    calls = ["load_tokenizer", "AutoConfig.from_pretrained", "AutoTokenizer.from_pretrained"]
+    calls += ["load_tokenizer", "AutoProcessor.from_pretrained"]
+    for (file, line), call in zip(CHECKPOINT_LOADS, calls, strict=True):
+        assert call in _siirl_line(file, line), f"{file}:{line}"
+    assert "get_eos_mask" in _siirl_line("engine/rollout/embodied_rollout.py", 611)
+    assert "get_peft_model(" in _siirl_line(*PEFT_WRAP)
+
+
+#: Per Qwen-VL backbone: its patch size, and an image side of whole merged patches
+QWEN = {"qwen2_5_vl": (14, 56), "qwen3_vl": (16, 64)}
+
+
+def _qwen(backbone: str = "qwen2_5_vl", **model: Any) -> dict:
+    side = QWEN[backbone][1]
+    return _siirl(backbone=backbone, image_size=[side, side], **model)
+
+
+def _two_cameras(data: dict) -> dict:
+    """``data`` on LIBERO with a main and a wrist camera, both fed to the model."""
+    data["model"].update(cameras=["agentview", "wrist"], action={"dim": 7, "chunk": 1})
+    data["env"].update(
+        preset="libero",
+        task_suite="libero_spatial",
+        cameras=[
+            {"name": "agentview", "height": 64, "width": 64, "role": "main"},
+            {"name": "wrist", "height": 48, "width": 48, "role": "wrist"},
+        ],
+        action={"kind": "delta_ee", "dim": 7},
+        rewards=[{"name": "success", "source": "success"}],
+    )
+    return data
+
+
+@pytest.mark.parametrize("backbone", sorted(QWEN))
+def test_a_qwen_vl_spec_with_two_cameras_plans_the_package_model(backbone: str) -> None:
+    data = _two_cameras(_qwen(backbone))
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec)
+    siirl = plan.target("siirl").plan
+    patch, side = QWEN[backbone]
+    assert siirl.embodied_type == "openvla"
+    assert siirl.image_grid == (1, side // patch, side // patch)
+    paths = {f.path for f in plan.files}
+    assert "src/tiny_vla/targets/siirl/model.py" in paths
+
+
+def test_only_processor_backbones_get_the_package_model() -> None:
+    spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec)
+    assert plan.target("siirl").plan.image_grid is None
+    assert not any(f.path.endswith("targets/siirl/model.py") for f in plan.files)
+
+
+def test_lora_on_a_qwen_backbone_names_siirls_peft_wrap() -> None:
+    (line,) = spec_errors(_qwen(lora={"rank": 4, "alpha": 8}))
+    assert line.startswith("spec.yaml:")
+    assert "model.lora: siiRL 0.2 (targets[0]) applies LoRA itself" in line
+    assert "(engine/fsdp_workers.py:893)" in line
+
+
+def test_two_cameras_on_llava_stay_refused() -> None:
+    (line,) = spec_errors(_two_cameras(_siirl()))
+    assert "model.cameras: siiRL 0.2 (targets[0]) feeds one image to openvla models" in line
 
 
 def test_openvla_chunks_longer_than_one() -> None:
@@ -120,6 +209,7 @@ def test_a_family_siirl_cannot_load(spec_file, runner) -> None:
     assert "cannot train family 'custom'; it supports openvla, openvla_oft, waypoint" in (
         result.output
     )
+    assert "engine/fsdp_workers.py:1163; models/loader.py:70" in result.output
     assert "Traceback" not in result.output
 
 

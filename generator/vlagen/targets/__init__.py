@@ -133,6 +133,8 @@ class TargetDecl:
     contract: Contract
     backbones: tuple[str, ...] = ("llava",)
     backbone_note: str = ""  #: why only ``backbones``, added to the error for another one
+    #: why a family outside ``model_families`` cannot train, added to the error for it
+    family_notes: Mapping[str, str] = field(default_factory=dict)
     algorithm_aliases: Mapping[str, str] = field(default_factory=dict)
     checks: tuple[Check, ...] = field(default=())
     templates: str | None = None

@@ -11,6 +11,11 @@ checks at plan time (file references are to the siiRL 0.2.0 wheel):
   bins are the 256 ids before the last 64 (``engine/actor/embodied_actor.py``).
 - The openvla rollout decodes one action per forward (``np.expand_dims(actions, 1)`` in
   ``engine/rollout/embodied_rollout.py``); its tokens are the checkpoint's ``get_action_dim``.
+- A Qwen-VL backbone runs siiRL's generic ``openvla`` branches (the rollout's ``generate`` and
+  bin-centre decoding, the actor's ``logits[:, -response_length - 1:-1]``): the package's
+  ``targets/siirl/model.py`` puts its policy behind that calling convention, and the glue
+  loads it in place of siiRL's Prismatic loader, which would rewrite the checkpoint's
+  ``config.json`` to OpenVLA's classes (``engine/fsdp_workers.py:759-800``).
 - Only images and the prompt reach the model: the rollout never feeds the state.
 - The critic (``CriticWorker``) has no embodied path, so PPO/GAE cannot train a VLA.
 - The rollout splits a batch into ``num_envs // n`` prompts per chunk and asserts
@@ -27,10 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..backbones import BACKBONES
 from ..batch import Derived, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
-from ..families import FAMILIES
 from ..modelplan import center_crop
 from . import TargetDecl, WarningFilter, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
@@ -159,6 +164,14 @@ class SiirlPlan:
     #: siiRL's seed example (SRPO, OpenVLA-OFT on libero_goal), key by key against this plan
     example: tuple[ExampleRow, ...] = ()
     example_script: str = EXAMPLE
+    #: A processor backbone's ``image_grid_thw`` row per camera image, ``(1, H / patch, W /
+    #: patch)``; None: siiRL loads its own Prismatic model (llava backbone)
+    image_grid: tuple[int, int, int] | None = None
+
+    @property
+    def omitted_templates(self) -> tuple[str, ...]:
+        """The package's model adapter serves processor backbones only."""
+        return () if self.image_grid else ("src/model.py",)
 
     @property
     def harness_length(self) -> int:
@@ -446,7 +459,18 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         harness=harness_overrides(spec),
         # the example trains on LIBERO: a map onto it helps LIBERO specs only
         example=example_rows(tuple(overrides), runtime) if env.preset == "libero" else (),
+        image_grid=image_grid(spec),
     )
+
+
+def image_grid(spec: Spec) -> tuple[int, int, int] | None:
+    """The ``image_grid_thw`` row of each camera image on a processor backbone (every image
+    is resized to ``model.image_size``), else None."""
+    backbone = BACKBONES[spec.model.backbone]
+    if not backbone.processor:
+        return None
+    height, width = spec.model.image_size
+    return (1, height // backbone.patch, width // backbone.patch)
 
 
 def override_problems(overrides: list[tuple[str, object]], runtime: list[str]) -> list[str]:
@@ -462,6 +486,46 @@ def override_problems(overrides: list[tuple[str, object]], runtime: list[str]) -
     return problems
 
 
+#: Where siiRL 0.2.0's embodied actor (``engine/actor/embodied_actor.py``) fixes each number
+#: of its OpenVLA-OFT path, with the numbers' lines: the log-probs and entropies reshaped to
+#: ``(batch, traj_len*8, 7)`` and masked over ``traj_len*8`` steps, the 256 bins before the
+#: last 64 logits, the asserted vocabulary. The rollout's OFT decoding is siiRL's vendored
+#: model's own ``generate_action_verl``, which the package does not replace.
+OFT_ACTOR = "engine/actor/embodied_actor.py"
+OFT_FIXED = {
+    "dim": (7, (155, 156, 290)),
+    "chunk": (8, (155, 156, 158, 290, 291)),
+    "bins": (256, (144, 145, 210, 211, 282, 283)),
+    "vocab_size": (32000, (143, 209, 281)),
+}
+
+#: Where siiRL 0.2.0 needs a Hugging Face checkpoint before any model is built: its workers'
+#: ``load_tokenizer`` (``AutoConfig`` and ``AutoTokenizer`` of ``model.path``), called from the
+#: FSDP worker's ``init_model`` and the DAG worker, and the embodied rollout's processor.
+CHECKPOINT_LOADS = (
+    ("engine/fsdp_workers.py", 1163),
+    ("models/loader.py", 70),
+    ("models/loader.py", 89),
+    ("dag_worker/dagworker.py", 784),
+    ("engine/rollout/embodied_rollout.py", 189),
+)
+CUSTOM_NOTE = (
+    "siiRL 0.2.0's workers load the checkpoint's Hugging Face config, tokenizer and processor "
+    "before any model is built (load_tokenizer's AutoConfig and AutoTokenizer of model.path, "
+    "and AutoProcessor in the embodied rollout: "
+    + "; ".join(f"{file}:{line}" for file, line in CHECKPOINT_LOADS)
+    + "), and its openvla rollout masks responses at the tokenizer's EOS "
+    "(engine/rollout/embodied_rollout.py:611): a custom module's checkpoint has no tokenizer. "
+    "Use a token family (openvla, waypoint) on siiRL, or another target (rlinf)"
+)
+#: peft's ``get_peft_model(model, LoraConfig(task_type=CAUSAL_LM, ...))`` on the loaded model.
+PEFT_WRAP = ("engine/fsdp_workers.py", 893)
+
+
+def _lines(numbers: tuple[int, ...]) -> str:
+    return ", ".join(map(str, numbers))
+
+
 def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     """What siiRL 0.2.0's embodied code cannot run, as plan-time errors naming the restriction
     and what would lift it."""
@@ -469,15 +533,26 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
     where = f"siiRL 0.2 (targets[{index}])"
     family = model.family
     if family == "openvla_oft":
-        shape = (model.action.dim, model.action.chunk, model.action.bins, model.vocab_size)
-        if shape != (7, 8, 256, 32000):
+        got = {
+            "dim": model.action.dim,
+            "chunk": model.action.chunk,
+            "bins": model.action.bins,
+            "vocab_size": model.vocab_size,
+        }
+        wrong = [
+            f"{name} {got[name]} (siiRL fixes {fixed} at {OFT_ACTOR}:{_lines(lines)})"
+            for name, (fixed, lines) in OFT_FIXED.items()
+            if got[name] != fixed
+        ]
+        if wrong:
             yield Issue(
                 ("model", "action"),
                 f"{where} trains openvla_oft only as 7-D actions in chunks of 8 over 256 bins "
-                f"of a 32000-token vocabulary: its actor reshapes log-probs to (traj*8, 7) and "
-                f"slices logits[..., -320:-64] (engine/actor/embodied_actor.py); got dim "
-                f"{shape[0]}, chunk {shape[1]}, bins {shape[2]}, vocab_size {shape[3]}. Use "
-                "family openvla (one decision per forward, any dim) for other shapes",
+                f"of a 32000-token vocabulary, fixed in siiRL 0.2.0's actor, not in this "
+                f"package: it reshapes log-probs to (batch, traj_len*8, 7), masks traj_len*8 "
+                f"steps, slices logits[..., -256-64:-64] and asserts vocab_size == 32000; got "
+                f"{'; '.join(wrong)}. Use family openvla (one decision per forward, any dim) "
+                "for other shapes",
             )
     elif family == "openvla" and model.action.chunk != 1:
         yield Issue(
@@ -485,6 +560,15 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{where} decodes one openvla action per forward pass (embodied_rollout.py expands "
             f"it to a 1-step chunk); set chunk: 1 or use openvla_oft (7 x 8), got chunk "
             f"{model.action.chunk}",
+        )
+    if model.lora is not None and BACKBONES[model.backbone].processor:
+        file, line = PEFT_WRAP
+        yield Issue(
+            ("model", "lora"),
+            f"{where} applies LoRA itself, get_peft_model(model, TaskType.CAUSAL_LM) on the "
+            f"loaded model ({file}:{line}): peft's causal-LM wrapper needs a transformers "
+            f"model's generation hooks, and on {model.backbone} that model is this package's "
+            "siiRL adapter (targets/siirl/model.py); remove model.lora for this target",
         )
     if env.action.kind == "discrete":
         yield Issue(
@@ -494,11 +578,14 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "discrete action one token per choice; use a continuous action kind, or another "
             "target",
         )
-    if FAMILIES[family].token_based and family != "openvla_oft" and len(model.cameras or ()) > 1:
+    prismatic = not BACKBONES[model.backbone].processor  # siiRL's own model, not the package's
+    if prismatic and family in ("openvla", "waypoint") and len(model.cameras or ()) > 1:
         yield Issue(
             ("model", "cameras"),
-            f"{where} feeds one image to {family} models (only OpenVLA-OFT's backbone takes "
-            "num_images_in_input > 1); list one camera in model.cameras",
+            f"{where} feeds one image to {family} models on its Prismatic code (only "
+            "OpenVLA-OFT's backbone takes num_images_in_input > 1); list one camera in "
+            "model.cameras, or use a Qwen-VL backbone (model.backbone), whose images the "
+            "package lays out",
         )
     if model.use_state:
         yield Issue(
@@ -660,6 +747,8 @@ TARGET = TargetDecl(
     requirement="siirl==0.2.0",
     algorithms=ALGORITHMS,
     model_families=("openvla", "openvla_oft", "waypoint"),
+    family_notes={"custom": CUSTOM_NOTE},
+    backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
     contract=CONTRACT,
     checks=(siirl_checks, siirl_resources),
     templates="siirl_0_2",
