@@ -102,6 +102,7 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
                 "HOME": str(tmp_path / "home"),
                 "TMPDIR": str(tmp_path),
                 "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
+                "HF_HUB_OFFLINE": "1",
             },
         )
         assert done.returncode == 0, done.stdout + done.stderr
