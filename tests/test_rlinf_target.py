@@ -191,20 +191,26 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     )
     new = load_spec_text(text, "s.yaml")
     a, b = generate(old.spec).tree, generate(new.spec).tree
-    # 0.3 adds the fidelity harness, which drives 0.3's workers
-    assert set(b.keys()) - set(a.keys()) == {"tests/test_rlinf_fidelity.py"}
+    package = "src/highway_openvla"
+    # 0.3 adds the fidelity harness, which drives 0.3's workers, and the parity run over it
+    assert set(b.keys()) - set(a.keys()) == {
+        "tests/test_rlinf_fidelity.py",
+        f"{package}/targets/rlinf/cpu.py",
+        f"{package}/targets/rlinf/parity.py",
+    }
     assert set(a.keys()) <= set(b.keys())
     changed = sorted(p for p in a if a[p].content != b[p].content)
-    package = "src/highway_openvla"
     assert changed == [
         ".gitattributes",  # lists the fidelity harness
         "README.md",
         "pyproject.toml",
+        f"{package}/parity.py",  # RLinf 0.3 has a parity module
         f"{package}/spec.json",
         f"{package}/spec.py",
         f"{package}/targets/rlinf/__init__.py",
         f"{package}/targets/rlinf/config.yaml",
         f"{package}/targets/rlinf/register.py",
+        "tests/test_parity.py",  # names the RLinf version
         "tests/test_rlinf.py",  # the registration tests follow the registry
         "vlagen.yaml",  # the package's copy of its spec
     ]

@@ -27,7 +27,15 @@ from .spec import SCHEMA_FILE, Spec, schema_text
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
 
-__all__ = ["GENERATED_MODULES", "Mode", "Plan", "PlannedFile", "PlannedTarget", "make_plan"]
+__all__ = [
+    "GENERATED_MODULES",
+    "Mode",
+    "ParityTarget",
+    "Plan",
+    "PlannedFile",
+    "PlannedTarget",
+    "make_plan",
+]
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,16 @@ class PlannedTarget:
     @property
     def algorithm_config(self) -> str:
         return self.decl.algorithms[self.algorithm]
+
+
+@dataclass(frozen=True)
+class ParityTarget:
+    """A target as the package's ``parity`` module lists it."""
+
+    framework: str
+    title: str  #: ``RLinf 0.3``
+    algorithm: str
+    has_module: bool  #: its template folder has a ``src/parity.py``
 
 
 @dataclass(frozen=True)
@@ -149,6 +167,12 @@ class Plan:
         found = (t.decl.source for t in self.targets if t.decl.templates and t.decl.source)
         return list(dict.fromkeys(found))
 
+    @property
+    def parity(self) -> tuple[ParityTarget, ...]:
+        """The targets ``python -m <pkg>.parity`` compares; empty under two targets, where
+        the package has no parity module."""
+        return _parity_targets(self.targets)
+
     def target(self, framework: str) -> PlannedTarget:
         return next(t for t in self.targets if t.decl.framework == framework)
 
@@ -190,7 +214,8 @@ def make_plan(spec: Spec, text: str | None = None) -> Plan:
         files=_core_files(package)
         + _env_files(package, env)
         + _model_files(package, model)
-        + _target_files(package, targets),
+        + _target_files(package, targets)
+        + _parity_files(package, targets),
     )
 
 
@@ -225,7 +250,7 @@ def _decl(framework: str, version: str) -> TargetDecl:
 
 
 GENERATED_MODULES = frozenset(
-    {"__init__", "spec", "smoke", "constraints", "env", "model", "targets"}
+    {"__init__", "spec", "smoke", "constraints", "env", "model", "targets", "parity"}
 )
 """The modules and subpackages vlagen writes directly under ``src/<package>/``: a class path
 (``model.class_path``, ``env.backend_class``) may not point into them."""
@@ -315,6 +340,8 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
         framework = t.decl.framework
         places = {"src": f"src/{package}/targets/{framework}", "tests": "tests"}
         omitted = getattr(t.plan, "omitted_templates", ())  # what this version does not use
+        if not _parity_targets(targets):
+            omitted = (*omitted, PARITY_MODULE)
         for part, dest in places.items():
             for source in sorted((folder / part).glob("*.jinja")):
                 name = source.name.removesuffix(".jinja")
@@ -332,3 +359,35 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
 
 
 _BARE = r"[A-Za-z0-9._-]+"
+
+#: A target's parity module, in its template folder: ``first_decisions`` and ``unavailable``
+#: (see the package's ``parity.py``); the package's parity run takes each target that has one.
+PARITY_MODULE = "src/parity.py"
+
+
+def _parity_targets(targets: tuple[PlannedTarget, ...]) -> tuple[ParityTarget, ...]:
+    """The spec's targets with generated adapters, where there are two or more."""
+    with_files = [t for t in targets if t.decl.templates is not None]
+    if len(with_files) < 2:
+        return ()
+    root = templates_root() / "targets"
+    return tuple(
+        ParityTarget(
+            t.decl.framework,
+            f"{t.decl.title} {t.decl.version}",
+            t.algorithm,
+            (root / str(t.decl.templates) / f"{PARITY_MODULE}.jinja").is_file()
+            and PARITY_MODULE not in getattr(t.plan, "omitted_templates", ()),
+        )
+        for t in with_files
+    )
+
+
+def _parity_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
+    """``python -m <pkg>.parity`` and its test, for a spec of two or more targets."""
+    if not _parity_targets(targets):
+        return ()
+    return (
+        PlannedFile(f"src/{package}/parity.py", "package/src/parity.py.jinja"),
+        PlannedFile("tests/test_parity.py", "package/tests/test_parity.py.jinja"),
+    )

@@ -13,40 +13,16 @@ functions: ``validate_cfg``; ``load_user_extension_module`` (the worker hook);
 ``rlinf.algorithms`` registry) / ``train_micro_batch`` (``policy_loss``) /
 ``run_training`` (one optimizer step).
 
-Stand-ins, each for something that cannot run here, in :func:`cpu_cluster`:
-
-- ``Worker.__init__``: it joins a Ray cluster (``ray.init(address="auto")``) and its
-  managers; the stand-in sets the rank and world size (1) it would have read.
-- ``Worker.torch_platform``: the accelerator API (CUDA/NPU); here the CPU.
-- ``Cluster`` / ``HybridComponentPlacement``: Ray's cluster and placement of worker groups;
-  here one worker per group.
-- ``Worker.send_to`` / ``recv_from`` / ``broadcast`` and ``Channel``: Ray channels and
-  collectives between worker groups; here in-process queues that pass one shard through
-  RLinf's own ``split_fn`` / ``merge_fn``, with the rollout worker on a thread as its own
-  Ray actor would be (``broadcast`` is the env workers' start-up barrier: one rank).
-- ``create_device_mesh`` and the FSDP strategy, in the round: FSDP needs an accelerator
-  per rank; the policy trains unwrapped and gradients are clipped with
-  ``actor.optim.clip_grad``. The FSDP tests (:func:`fsdp_round`) run RLinf's real FSDP
-  strategy over the policy at the config's precision, on the CPU (``cpu_fsdp``).
-- ``all_reduce_dict``: it averages with ``ReduceOp.AVG``, which only NCCL has; over one
-  rank the average is the value.
-- ``transformers.AutoModelForVision2Seq``, where transformers 5 is installed: RLinf's FSDP
-  manager imports that name at module level (its ``embodied`` extra pins transformers
-  4.x); transformers 5 calls the class ``AutoModelForImageTextToText``. The round builds
-  the policy through ``get_model``, never through that class.
-
-``torch.distributed`` itself runs: a one-rank gloo group, as ``run_training`` asks for
-the world size.
+Stand-ins, each for something that cannot run here: the package's
+``targets/rlinf/cpu.py`` (:func:`cpu_cluster`, which names each and why, shared with
+``parity``); in the FSDP tests, ``cpu_fsdp`` below.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import queue
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -56,13 +32,18 @@ import torch
 
 pytest.importorskip("rlinf", reason="needs RLinf: pip install --no-deps rlinf==0.3.0")
 
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, OmegaConf
 
 from cartpole_pixels.model import build_tiny
 from cartpole_pixels.spec import SPEC
 from cartpole_pixels.targets.rlinf import import_rlinf
+from cartpole_pixels.targets.rlinf.cpu import (
+    CpuPlatform,
+    cpu_cluster,
+    harness_config,
+    rollout_round,
+)
 from cartpole_pixels.targets.rlinf.policy import RLinfPolicy
-from cartpole_pixels.targets.rlinf.register import EXT_MODULE, EXT_VAR
 
 pytestmark = pytest.mark.fidelity
 
@@ -77,7 +58,6 @@ BACKEND = None  # the spec's simulator
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 DECISIONS = 2  #: decisions per episode in this run
 ENVS = 2  #: envs of the one env worker
-TIMEOUT = 120  #: seconds a worker waits for the other before the run fails
 #: Keys of config.yaml that only code which cannot run here reads: key → (RLinf file
 #: that reads it, why it cannot run here).
 READ_ELSEWHERE: dict[str, tuple[str, str]] = {
@@ -116,179 +96,6 @@ READ_ELSEWHERE: dict[str, tuple[str, str]] = {
         "video is off (save_video)",
     ),
 }
-
-
-# -- stand-ins for Ray, the accelerator and FSDP -----------------------------------------
-
-
-class Done:
-    """A finished async handle, as RLinf's ``async_op=True`` calls return."""
-
-    def __init__(self, value: Any = None) -> None:
-        self.value = value
-
-    def done(self) -> bool:
-        return True
-
-    def wait(self) -> Any:
-        return self.value
-
-    async def async_wait(self) -> Any:
-        return self.value
-
-
-class LocalChannel:
-    """``rlinf.scheduler.Channel`` between two workers of this process: a FIFO."""
-
-    def __init__(self) -> None:
-        self.items: queue.Queue = queue.Queue()
-
-    def put(self, item: Any, key: Any = None, async_op: bool = False) -> Done:
-        self.items.put(item)
-        return Done()
-
-    def get(self, key: Any = None, async_op: bool = False) -> Done:
-        return Done(self.items.get(timeout=TIMEOUT))
-
-
-def send_to(group_name: str, channel: LocalChannel, data: Any, **options: Any) -> Done:
-    """``Worker.send_to`` for one receiving rank: RLinf's ``split_fn`` makes its shard."""
-    split_fn = options.get("split_fn")
-    if split_fn is not None:
-        data = split_fn(data, [options["batch_size"]])[0]
-    channel.put(data)
-    return Done()
-
-
-def recv_from(group_name: str, channel: LocalChannel, **options: Any) -> Any:
-    """``Worker.recv_from`` from one sending rank: RLinf's ``merge_fn`` merges its shard."""
-    data = channel.get().value
-    merge_fn = options.get("merge_fn")
-    if merge_fn is not None:
-        data = merge_fn([data])
-    return Done(data) if options.get("async_op") else data
-
-
-class CpuPlatform:
-    """``Worker.torch_platform`` (CUDA/NPU device management) on the CPU."""
-
-    def current_device(self) -> torch.device:
-        return torch.device("cpu")
-
-    def is_available(self) -> bool:
-        return False
-
-    def set_device(self, index: int) -> None:
-        return None
-
-    def empty_cache(self) -> None:
-        return None
-
-    def synchronize(self) -> None:
-        return None
-
-    def ipc_collect(self) -> None:
-        return None
-
-
-class OneRankPlacement:
-    """``HybridComponentPlacement``: one worker per group on one CPU."""
-
-    def __init__(self, cfg: Any = None, cluster: Any = None) -> None:
-        return None
-
-    def get_world_size(self, component: str) -> int:
-        return 1
-
-
-class UnwrappedStrategy:
-    """The FSDP strategy without FSDP (it needs an accelerator per rank)."""
-
-    def __init__(self, actor_cfg: DictConfig) -> None:
-        self.clip = float(actor_cfg.optim.clip_grad)
-
-    def wrap_model(self, model: torch.nn.Module, device_mesh: Any) -> torch.nn.Module:
-        return model
-
-    def clip_grad_norm_(self, model: torch.nn.Module) -> float:
-        return float(torch.nn.utils.clip_grad_norm_(model.parameters(), self.clip))
-
-    def before_micro_batch(
-        self, model: torch.nn.Module, is_last_micro_batch: bool
-    ) -> Any:
-        return contextlib.nullcontext()
-
-
-def worker_init(self: Any, *args: Any, **kwargs: Any) -> None:
-    """``Worker.__init__`` without Ray: rank 0 of a one-worker group."""
-    self._rank, self._world_size = 0, 1
-    self._group_name = type(self).__name__
-    self._worker_info = None
-    self._timer_metrics = {}
-    self._accelerator_type = import_rlinf(
-        "rlinf.scheduler.hardware"
-    ).AcceleratorType.NO_ACCEL
-    self.torch_platform = import_rlinf("rlinf.scheduler").Worker.torch_platform
-    self.torch_device_type = "cpu"
-
-
-@contextlib.contextmanager
-def cpu_cluster(tmp: Path):
-    """The stand-ins above, in place, and a one-rank gloo process group."""
-    mp = pytest.MonkeyPatch()
-    import transformers
-
-    if not hasattr(transformers, "AutoModelForVision2Seq"):
-        mp.setattr(
-            transformers,
-            "AutoModelForVision2Seq",
-            transformers.AutoModelForImageTextToText,
-            raising=False,
-        )
-    worker_cls = import_rlinf("rlinf.scheduler").Worker
-    mp.setattr(worker_cls, "__init__", worker_init)
-    mp.setattr(worker_cls, "torch_platform", CpuPlatform())
-    mp.setattr(worker_cls, "torch_device_type", "cpu")
-    mp.setattr(
-        worker_cls, "send_to", lambda self, *a, **k: send_to(*a, **k), raising=False
-    )
-    mp.setattr(
-        worker_cls, "recv_from", lambda self, *a, **k: recv_from(*a, **k), raising=False
-    )
-    mp.setattr(worker_cls, "broadcast", lambda self, *a, **k: Done(), raising=False)
-    for name in (
-        "rlinf.config",
-        "rlinf.workers.env.env_worker",
-        "rlinf.workers.rollout.hf.huggingface_worker",
-        "rlinf.workers.actor.fsdp_actor_worker",
-    ):
-        module = import_rlinf(name)
-        mp.setattr(module, "Cluster", lambda *a, **k: SimpleNamespace())
-        mp.setattr(module, "HybridComponentPlacement", OneRankPlacement)
-    actor_module = import_rlinf("rlinf.workers.actor.fsdp_actor_worker")
-    mp.setattr(actor_module, "all_reduce_dict", lambda values, **k: dict(values))
-    manager = import_rlinf("rlinf.hybrid_engines.fsdp.fsdp_model_manager")
-    mp.setattr(
-        manager,
-        "create_device_mesh",
-        lambda world_size: SimpleNamespace(mesh_dim_names=("fsdp",)),
-    )
-    mp.setattr(
-        manager.FSDPStrategyBase, "create", lambda cfg, *a, **k: UnwrappedStrategy(cfg)
-    )
-    mp.setenv("LOCAL_RANK", "0")
-    mp.setenv(EXT_VAR, EXT_MODULE)
-    started = not torch.distributed.is_initialized()
-    if started:
-        torch.distributed.init_process_group(
-            "gloo", init_method=f"file://{tmp / 'process_group'}", rank=0, world_size=1
-        )
-    try:
-        yield
-    finally:
-        if started:
-            torch.distributed.destroy_process_group()
-        mp.undo()
 
 
 # -- which config keys are read ----------------------------------------------------------
@@ -439,59 +246,23 @@ def flat_keys(tree: Any, prefix: str = "") -> list[str]:
 # -- one round -----------------------------------------------------------------------------
 
 
-def harness_config(checkpoint: str, log_path: Path) -> DictConfig:
-    """config.yaml, resized to one worker per group, ENVS envs (one group of rollouts) and
-    DECISIONS decisions per episode, on the tiny checkpoint."""
-    cfg = OmegaConf.load(HERE / "config.yaml")
-    envs = ENVS
-    columns = DECISIONS * CHUNK  # RLinf counts episodes in action columns
-    with open_dict(cfg):
-        cfg.algorithm.group_size = cfg.env.train.group_size = ENVS  # the smallest group
-        for env in (cfg.env.train, cfg.env.eval):
-            env.total_num_envs = envs
-            env.max_episode_steps = env.max_steps_per_rollout_epoch = columns
-            env.rollout_epoch = 1
-            env.backend = BACKEND
-        for model in (cfg.actor.model, cfg.rollout.model):
-            model.model_path = checkpoint
-            model.precision = "fp32"
-        cfg.cluster.num_nodes = 1
-        cfg.runner.val_check_interval = 1  # the env worker builds the eval envs too
-        cfg.actor.global_batch_size = DECISIONS * envs
-        cfg.actor.micro_batch_size = envs
-        cfg.runner.logger.log_path = str(log_path)
-    return cfg
-
-
 class Round(SimpleNamespace):
     """What one rollout-and-update round left behind, for the tests to inspect."""
 
 
 def run_round(tmp: Path) -> Round:
     checkpoint = build_tiny(tmp / "tiny", seed=0)
-    cfg = harness_config(checkpoint, tmp / "logs")
+    cfg = harness_config(checkpoint, tmp / "logs", ENVS, DECISIONS, BACKEND)
     log = ReadLog()
     with cpu_cluster(tmp), log.recording():
-        import_rlinf("rlinf.scheduler.cluster.utils").load_user_extension_module()
-        cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
-        env_cls = import_rlinf("rlinf.workers.env.env_worker").EnvWorker
-        rollout_cls = import_rlinf(
-            "rlinf.workers.rollout.hf.huggingface_worker"
-        ).MultiStepRolloutWorker
-        actor_cls = import_rlinf(
-            "rlinf.workers.actor.fsdp_actor_worker"
-        ).EmbodiedFSDPActor
-        env, rollout, actor = env_cls(cfg), rollout_cls(cfg), actor_cls(cfg)
-        env.init_worker()
-        rollout.init_worker()
-        actor.init_worker()
-        to_rollout, to_env, to_actor = LocalChannel(), LocalChannel(), LocalChannel()
-        with ThreadPoolExecutor(1) as pool:  # the rollout worker, as its own Ray actor
-            generated = pool.submit(asyncio.run, rollout.generate(to_rollout, to_env))
-            env_metrics = asyncio.run(env.interact(to_env, to_rollout, None, to_actor))
-            generated.result(TIMEOUT)  # re-raises the rollout worker's error
-        asyncio.run(actor.recv_rollout_trajectories(to_actor))
-        actor.compute_advantages_and_returns()
+        done = rollout_round(cfg)
+        cfg, env, rollout, actor, env_metrics = (
+            done.cfg,
+            done.env,
+            done.rollout,
+            done.actor,
+            done.env_metrics,
+        )
         batch = dict(actor.rollout_batch)
         # A direction for the update: two-decision episodes of one group often earn equal
         # returns, and RLinf's group-normalized advantages are then all zero.

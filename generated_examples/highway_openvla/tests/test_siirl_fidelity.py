@@ -6,7 +6,7 @@ The config is siiRL's own parse of the generated override list. siiRL's
 ``EmbodiedHFRollout`` (this package's subclass) drives the env with the tiny policy, the
 pipeline's reward node and siiRL's ``core_algos.compute_advantage`` score it, and siiRL's
 ``RobDataParallelPPOActor`` computes the old log-probs and runs one ``update_policy``, with
-the micro-batch and trajectory split the overrides set. Stand-ins: see ``siirl_harness``;
+the micro-batch and trajectory split the overrides set. Stand-ins: see the package's ``targets/siirl/harness.py``;
 besides them a one-process gloo group (siiRL's actor calls ``torch.distributed.barrier``),
 and no-op CUDA moves and synchronization where siiRL's actor assumes a GPU.
 """
@@ -14,7 +14,6 @@ and no-op CUDA moves and synchronization where siiRL's actor assumes a GPU.
 from __future__ import annotations
 
 import copy
-import functools
 import importlib
 import os
 import sys
@@ -32,13 +31,6 @@ os.environ.setdefault(
 pytest.importorskip("siirl", reason="needs siiRL: pip install --no-deps siirl==0.2.0")
 
 from prismatic import prismatic
-from siirl_harness import (
-    Recorder,
-    TinyOpenVLA,
-    TinyProcessor,
-    stand_ins,
-    without_device_asserts,
-)
 
 from highway_openvla.env import make_env
 from highway_openvla.model import Policy, build_tiny
@@ -48,8 +40,14 @@ from highway_openvla.model.action_tokens import (
     canonical_actions,
 )
 from highway_openvla.model.inputs import CAMERAS
-from highway_openvla.targets.siirl import glue, manifest, pipeline, rollout, train
+from highway_openvla.targets.siirl import glue, manifest, pipeline, train
 from highway_openvla.targets.siirl.env import SiirlEnv
+from highway_openvla.targets.siirl.harness import (
+    Recorder,
+    TinyOpenVLA,
+    TinyProcessor,
+    cpu_siirl,
+)
 
 pytestmark = pytest.mark.fidelity
 
@@ -103,46 +101,8 @@ READ_ELSEWHERE: dict[str, str] = {
 @pytest.fixture(scope="module")
 def siirl(tmp_path_factory: pytest.TempPathFactory) -> types.SimpleNamespace:
     """siiRL's modules, imported as a Ray worker imports them after this package's hook."""
-    store = tmp_path_factory.mktemp("dist") / "store"
-    patches = pytest.MonkeyPatch()
-    threads = torch.get_num_threads()
-    torch.set_num_threads(
-        1
-    )  # the tiny model's matrices are too small for intra-op threads
-    with stand_ins() as stood_in:
-        torch.distributed.init_process_group(
-            "gloo", init_method=f"file://{store}", rank=0, world_size=1
-        )
-        try:
-            glue.install()
-            td = importlib.import_module("tensordict")
-            # no CUDA device: siiRL's actor moves each micro-batch with .cuda() and syncs
-            patches.setattr(td.TensorDict, "cuda", lambda self, *a, **k: self)
-            patches.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
-            patches.setattr(
-                rollout, "SiirlEnv", functools.partial(SiirlEnv, backend=BACKEND)
-            )
-            module = importlib.import_module(glue.ROLLOUT_MODULE)
-            own = next(  # siiRL's class, under this package's subclass
-                c
-                for c in module.EmbodiedHFRollout.__mro__
-                if c.__module__ == module.__name__
-            )
-            step, removed = without_device_asserts(own._generate_one_step)
-            patches.setattr(own, "_generate_one_step", step)
-            yield types.SimpleNamespace(
-                stood_in=stood_in,
-                device_asserts=removed,
-                rollout=module,
-                actor=importlib.import_module("siirl.engine.actor.embodied_actor"),
-                core_algos=importlib.import_module("siirl.dag_worker.core_algos"),
-                sample=importlib.import_module("siirl.data_coordinator.sample"),
-                params=importlib.import_module("siirl.params"),
-            )
-        finally:
-            patches.undo()
-            torch.distributed.destroy_process_group()
-            torch.set_num_threads(threads)
+    with cpu_siirl(tmp_path_factory.mktemp("dist") / "store", BACKEND) as modules:
+        yield modules
 
 
 def parsed_config(siirl: types.SimpleNamespace, **changes: object) -> object:

@@ -142,7 +142,7 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     """siiRL's adapter keeps agentview turned 180 degrees (``valid_images``) and its rollout
     builds the state with ``libero_utils.quat2axisangle`` (images resized there by
     TensorFlow, stood in where it is missing: the state and the turn are compared)."""
-    from siirl_harness import stand_ins
+    from libero_openvla_oft.targets.siirl.harness import stand_ins
 
     pytest.importorskip("siirl")
     raw, ours = observed(real_backend, monkeypatch)
@@ -252,7 +252,7 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
     the checkpoint's statistics where their mask is set; the harness's copy, siiRL's own
     model needs timm and a 7B backbone) into our SiirlEnv."""
     pytest.importorskip("siirl")
-    from siirl_harness import HEAD, TinyOpenVLA, stand_ins
+    from libero_openvla_oft.targets.siirl.harness import HEAD, TinyOpenVLA, stand_ins
 
     with stand_ins():
         from libero_openvla_oft.targets.siirl import env as siirl_env

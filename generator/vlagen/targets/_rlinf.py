@@ -254,7 +254,8 @@ class RlinfPlan:
     world_size: int  #: GPUs training needs (:func:`world_size`)
     #: Hydra overrides that run it on one GPU (see :func:`one_gpu_overrides`).
     one_gpu_overrides: tuple[str, ...]
-    omitted_templates: tuple[str, ...] = ()  #: ``tests/<name>`` this version does not use
+    #: ``<part>/<name>`` of the template folder this version does not use
+    omitted_templates: tuple[str, ...] = ()
     #: Config keys only code that cannot run on CPU reads: key → (RLinf file, why).
     read_elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -733,7 +734,9 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         ),
         world_size=world_size(spec),
         one_gpu_overrides=one_gpu_overrides(spec),
-        omitted_templates=() if version.fidelity_harness else ("tests/test_rlinf_fidelity.py",),
+        omitted_templates=()
+        if version.fidelity_harness
+        else ("tests/test_rlinf_fidelity.py", "src/cpu.py", "src/parity.py"),
         read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
     )
     problems = layout_problems(config, version.schema, exempt_keys(config, model.family))

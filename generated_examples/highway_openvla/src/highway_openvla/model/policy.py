@@ -224,7 +224,23 @@ class Policy(torch.nn.Module):
         """Actions for a batch of observations: sampled at ``temperature``, or greedy
         (the most likely token) when ``sample`` is false. Log-probs are those of the
         temperature-scaled distribution either way."""
-        inputs = self.prepare(obs)
+        return self.act_on(
+            self.prepare(obs),
+            sample=sample,
+            temperature=temperature,
+            generator=generator,
+        )
+
+    @torch.no_grad()
+    def act_on(
+        self,
+        inputs: ModelInputs,
+        *,
+        sample: bool = True,
+        temperature: float = 1.0,
+        generator: torch.Generator | None = None,
+    ) -> PolicyOutput:
+        """:meth:`act` on model inputs already prepared (a trainer's own batch)."""
         mask = inputs.attention_mask
         feed = self._feed(inputs)
         hidden, past = self.backbone.hidden(feed, cache=True)

@@ -202,7 +202,23 @@ class Policy(torch.nn.Module):
         """Actions for a batch of observations: sampled at ``temperature``, or greedy
         (the most likely token) when ``sample`` is false. Log-probs are those of the
         temperature-scaled distribution either way."""
-        inputs = self.prepare(obs)
+        return self.act_on(
+            self.prepare(obs),
+            sample=sample,
+            temperature=temperature,
+            generator=generator,
+        )
+
+    @torch.no_grad()
+    def act_on(
+        self,
+        inputs: ModelInputs,
+        *,
+        sample: bool = True,
+        temperature: float = 1.0,
+        generator: torch.Generator | None = None,
+    ) -> PolicyOutput:
+        """:meth:`act` on model inputs already prepared (a trainer's own batch)."""
         logits, values = self._scores(inputs, None)
         index, chosen = _pick(logits / temperature, sample, generator)
         action_tokens = index + FIRST_TOKEN

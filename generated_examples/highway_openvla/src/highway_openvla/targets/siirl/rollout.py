@@ -167,6 +167,7 @@ def rollout_class(base: type) -> type:
             input_ids, attention_mask = left_pad(
                 rows, self.processor.tokenizer.pad_token_id
             )
+            pixel_values = torch.cat(pixels)
             device = (
                 torch.device("cuda", torch.cuda.current_device())
                 if torch.cuda.is_available()
@@ -175,7 +176,7 @@ def rollout_class(base: type) -> type:
             return {
                 "input_ids": input_ids.to(device),
                 "attention_mask": attention_mask.to(device),
-                "pixel_values": torch.cat(pixels).to(device),
+                "pixel_values": pixel_values.to(device),
             }
 
         def _generate_one_step(self, prompts: dict[str, Any]) -> dict[str, Any]:

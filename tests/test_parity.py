@@ -1,0 +1,110 @@
+"""``python -m <pkg>.parity``: generated for a spec of two or more targets, with one parity
+module per target that has one (``templates/targets/<fw>/src/parity.py.jinja``); the
+generated package's own ``tests/test_parity.py`` runs it over the frameworks installed."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import MINIMAL_SPEC, REPO, run_package_tests
+from vlagen.api import generate
+from vlagen.load import load_spec_text
+from vlagen.plan import ParityTarget, PlannedTarget, _parity_targets, make_plan
+from vlagen.targets import find_target
+
+HIGHWAY = (REPO / "specs" / "highway_openvla.yaml").read_text()
+PACKAGE = "src/highway_openvla"
+
+
+def _targets_literal(source: str) -> list[tuple]:
+    """The ``TARGETS`` tuple of a generated ``parity.py``, as (framework, title, algorithm,
+    has_module) tuples."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "TARGETS":
+            return [tuple(ast.literal_eval(a) for a in call.args) for call in node.value.elts]
+    raise AssertionError("parity.py has no TARGETS")
+
+
+def test_a_spec_of_two_targets_gets_the_parity_run_each_targets_module_and_the_test() -> None:
+    tree = generate(load_spec_text(HIGHWAY, "s.yaml").spec).tree
+    for path in (
+        f"{PACKAGE}/parity.py",
+        f"{PACKAGE}/targets/rlinf/parity.py",
+        f"{PACKAGE}/targets/siirl/parity.py",
+        "tests/test_parity.py",
+    ):
+        assert path in tree, path
+    assert _targets_literal(tree[f"{PACKAGE}/parity.py"].content) == [
+        ("rlinf", "RLinf 0.3", "gae", True),
+        ("siirl", "siiRL 0.2", "grpo", True),
+    ]
+    # each target module has the one signature the package's run calls
+    for framework in ("rlinf", "siirl"):
+        module = ast.parse(tree[f"{PACKAGE}/targets/{framework}/parity.py"].content)
+        functions = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef)}
+        args = [a.arg for a in functions["first_decisions"].args.args]
+        assert args == ["checkpoint", "seeds", "steps", "backend"], framework
+        assert "unavailable" in functions
+
+
+def test_a_spec_of_one_target_gets_no_parity_run() -> None:
+    tree = generate(load_spec_text(MINIMAL_SPEC, "s.yaml").spec).tree
+    assert not [p for p in tree if p.endswith("parity.py")]
+    assert "src/tiny_vla/targets/rlinf/cpu.py" in tree  # the fidelity tests' stand-ins stay
+
+
+def test_a_target_without_a_parity_module_is_listed_and_reported_not_run() -> None:
+    spec = load_spec_text(HIGHWAY, "s.yaml").spec
+    planned = make_plan(spec).targets
+    verl = PlannedTarget(find_target("verl", "0.7"), "grpo")
+    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", False)
+    assert _parity_targets(planned[:1]) == ()  # one target: nothing to compare
+
+
+def test_rlinf_0_2_has_no_parity_module_but_siirl_runs() -> None:
+    text = HIGHWAY.replace('version: "0.3", algorithm: gae', 'version: "0.2", algorithm: gae')
+    tree = generate(load_spec_text(text, "s.yaml").spec).tree
+    assert f"{PACKAGE}/targets/rlinf/parity.py" not in tree
+    assert f"{PACKAGE}/targets/rlinf/cpu.py" not in tree  # 0.2 has no CPU harness
+    assert [t[3] for t in _targets_literal(tree[f"{PACKAGE}/parity.py"].content)] == [False, True]
+
+
+@pytest.mark.slow
+def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
+    """highway_openvla (RLinf gae, siiRL grpo) and the same spec with RLinf on grpo: the
+    package's parity test passes, and the command prints the table and exits 0."""
+    data = yaml.safe_load(HIGHWAY)
+    data["targets"][0]["algorithm"] = "grpo"
+    data["model"]["value_head"] = False
+    for name, text in (("gae", HIGHWAY), ("grpo", yaml.safe_dump(data))):
+        out = tmp_path / name
+        spec = tmp_path / f"{name}.yaml"
+        spec.write_text(text)
+        subprocess.run(
+            [sys.executable, "-m", "vlagen", "new", str(spec), "-o", str(out)],
+            check=True,
+            capture_output=True,
+        )
+        run_package_tests(out, real_simulator=False, only=["tests/test_parity.py"])
+        done = subprocess.run(
+            [sys.executable, "-m", "highway_openvla.parity", "--seeds", "5", "9", "--steps", "1"],
+            cwd=out,
+            capture_output=True,
+            text=True,
+            env={
+                "PYTHONPATH": str(out / "src"),
+                "HOME": str(tmp_path / "home"),
+                "TMPDIR": str(tmp_path),
+                "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
+                "HF_HUB_OFFLINE": "1",
+            },
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
+        assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
