@@ -224,9 +224,10 @@ def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
     data = _spec(backbone="qwen2_5_vl")
     data["model"]["action"]["bins"] = 256
     data["model"]["image_size"] = [224, 224]
+    data["targets"] = [{"framework": "siirl", "version": "0.2", "algorithm": "grpo"}]
     assert spec_errors(data) == [
-        "spec.yaml:12:13: model.backbone: RLinf 0.3 (targets[0]) lays out inputs for backbone "
-        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0"
+        "spec.yaml:12:13: model.backbone: siiRL 0.2 (targets[0]) lays out inputs for backbone "
+        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0, rlinf 0.2, rlinf 0.3"
     ]
 
 
