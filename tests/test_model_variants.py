@@ -90,13 +90,14 @@ VARIANTS.update(
             copy.deepcopy(VARIANTS["oft_fused_state_lora"]["env"]),
         ),
         # Qwen3-VL (32-pixel merged patches, deepstack), autoregressive: KV-cached steps over
-        # interleaved 3-D positions, a value head; through RLinf 0.3's own launch path too.
-        # (Qwen2.5-VL driving waypoints is the highway_qwen_waypoint example.)
+        # interleaved 3-D positions, LoRA and a value head; through RLinf 0.3's own launch
+        # path too. (Qwen2.5-VL driving waypoints is the highway_qwen_waypoint example.)
         "qwen3_openvla": _qwen(
             "qwen3_vl",
             {
                 "image_size": [64, 96],
                 "action": {"dim": 2, "chunk": 2, "bins": 48},
+                "lora": {"rank": 4, "alpha": 8},
                 "value_head": True,
             },
             {},
