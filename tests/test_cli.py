@@ -597,7 +597,10 @@ def test_targets_says_which_backbones_each_takes(runner) -> None:
     assert any(
         line.startswith("    only these: AReaL's FSDP engine") for line in blocks["areal 1.0"]
     )
-    assert "  model backbones (model.backbone): llava (LLaVA-style)" in blocks["rlinf 0.3"]
+    assert (
+        "  model backbones (model.backbone): llava (LLaVA-style), qwen2_5_vl (Qwen2.5-VL), "
+        "qwen3_vl (Qwen3-VL)" in blocks["rlinf 0.3"]
+    )
 
 
 def _modules_after(args: list[str]) -> set[str]:

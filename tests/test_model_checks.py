@@ -224,9 +224,11 @@ def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
     data = _spec(backbone="qwen2_5_vl")
     data["model"]["action"]["bins"] = 256
     data["model"]["image_size"] = [224, 224]
+    data["targets"] = [{"framework": "verl", "version": "0.7", "algorithm": "grpo"}]
     assert spec_errors(data) == [
-        "spec.yaml:12:13: model.backbone: RLinf 0.3 (targets[0]) lays out inputs for backbone "
-        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0, siirl 0.2"
+        "spec.yaml:12:13: model.backbone: verl 0.7 (targets[0]) lays out inputs for backbone "
+        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0, rlinf 0.2, rlinf 0.3, "
+        "siirl 0.2"
     ]
 
 

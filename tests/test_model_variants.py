@@ -65,10 +65,10 @@ VARIANTS = {
 }
 
 
-def _qwen(backbone: str, model: dict[str, Any], env: dict[str, Any]) -> dict:
-    """A variant on a Qwen backbone: AReaL is the target that lays out its inputs."""
+def _qwen(backbone: str, model: dict[str, Any], env: dict[str, Any], *also: dict) -> dict:
+    """A variant on a Qwen backbone for AReaL and the targets ``also``."""
     data = _spec({"backbone": backbone, **model}, env)
-    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}]
+    data["targets"] = [{"framework": "areal", "version": "1.0", "algorithm": "grpo"}, *also]
     return data
 
 
@@ -90,16 +90,18 @@ VARIANTS.update(
             copy.deepcopy(VARIANTS["oft_fused_state_lora"]["env"]),
         ),
         # Qwen3-VL (32-pixel merged patches, deepstack), autoregressive: KV-cached steps over
-        # interleaved 3-D positions, a value head. (Qwen2.5-VL driving waypoints is the
-        # highway_qwen_waypoint example.)
+        # interleaved 3-D positions, LoRA and a value head; through RLinf 0.3's own launch
+        # path too. (Qwen2.5-VL driving waypoints is the highway_qwen_waypoint example.)
         "qwen3_openvla": _qwen(
             "qwen3_vl",
             {
                 "image_size": [64, 96],
                 "action": {"dim": 2, "chunk": 2, "bins": 48},
+                "lora": {"rank": 4, "alpha": 8},
                 "value_head": True,
             },
             {},
+            {"framework": "rlinf", "version": "0.3", "algorithm": "grpo"},
         ),
         # Qwen3-VL on siiRL: siiRL's embodied rollout loop, GRPO advantage and actor update
         # over the package's SiirlVLA (targets/siirl/model.py), one decision per forward.
@@ -118,7 +120,11 @@ ONLY = {
         "tests/test_model_reference_qwen.py",
         "tests/test_closed_loop.py",
     ),
-    "qwen3_openvla": ("tests/test_model.py", "tests/test_model_reference_qwen.py"),
+    "qwen3_openvla": (
+        "tests/test_model.py",
+        "tests/test_model_reference_qwen.py",
+        "tests/test_rlinf_fidelity.py",
+    ),
     "qwen3_siirl": ("tests/test_siirl_fidelity.py",),
 }
 """Variants whose env is one of the others': only their policy-core tests run."""

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import GOLDENS, MINIMAL_SPEC, REPO, run_package_tests, spec_errors
-from vlagen.api import generate
+from vlagen.api import generate, write
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets._config_schema import load_schema
@@ -84,6 +84,39 @@ def test_keys_that_change_nothing_are_left_out(algorithm: str) -> None:
     assert "repetition_penalty" not in config["rollout"]["sampling_params"]
     value_loss = {"value_clip", "huber_delta"} & set(config["algorithm"])
     assert bool(value_loss) is (algorithm == "gae")
+
+
+@pytest.mark.parametrize("version", ["0.2", "0.3"])
+@pytest.mark.parametrize(("backbone", "side"), [("qwen2_5_vl", 28), ("qwen3_vl", 32)])
+def test_qwen_vl_prompts_are_padded_past_their_image_placeholders(
+    version: str, backbone: str, side: int
+) -> None:
+    """RLinf takes a Qwen-VL backbone. Its prompt carries one placeholder per merged patch of
+    each camera image the model sees, so the padded length (max_prompt_length) is the text's
+    256 plus those (2 x 3 per camera here); a LLaVA-style prompt keeps 256."""
+    data = _rlinf(version)
+    data["model"].update(backbone=backbone, image_size=[2 * side, 3 * side])
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    config = make_plan(spec).target("rlinf").plan.config
+    assert config["actor"]["model"]["max_prompt_length"] == 256 + 2 * 3
+    # Each camera the model sees carries its own placeholders.
+    data["env"].update(
+        preset="libero",
+        task_suite="libero_spatial",
+        cameras=[
+            {"name": "agentview", "height": 64, "width": 64, "role": "main"},
+            {"name": "wrist", "height": 48, "width": 48, "role": "wrist"},
+        ],
+        action={"kind": "delta_ee", "dim": 7},
+        rewards=[{"name": "success", "source": "success"}],
+    )
+    data["model"].update(cameras=["agentview", "wrist"], action={"dim": 7, "chunk": 1})
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    config = make_plan(spec).target("rlinf").plan.config
+    assert config["actor"]["model"]["max_prompt_length"] == 256 + 2 * 2 * 3
+    llava = load_spec_text(yaml.safe_dump(_rlinf(version), sort_keys=False), "s.yaml").spec
+    llava_model = make_plan(llava).target("rlinf").plan.config["actor"]["model"]
+    assert llava_model["max_prompt_length"] == 256
 
 
 def test_the_versions_put_moved_keys_where_each_reads_them() -> None:
@@ -236,6 +269,32 @@ def test_the_0_2_package_passes_its_tests_against_rlinf_0_2(tmp_path: Path, monk
     # The package's RLinf tests; the rest do not touch RLinf (the harness is 0.3's only).
     assert not (out / "tests" / "test_rlinf_fidelity.py").exists()
     run_package_tests(out, real_simulator=True, only=["tests/test_rlinf.py"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["0.2", "0.3"])
+def test_a_qwen_vl_package_passes_its_rlinf_tests(
+    version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Qwen2.5-VL example retargeted to RLinf (on 4 GPUs, where its batch numbers make
+    whole rounds): 0.3's fidelity round (RLinf's env worker, rollout, advantages, actor
+    update and FSDP wrap over the tiny Qwen2.5-VL policy); 0.2's adapter tests against
+    RLinf 0.2 (its get_model, and prediction and scoring across stacked steps)."""
+    if version == "0.2" and not RLINF_0_2.is_dir():
+        pytest.skip(f"needs RLinf 0.2 in {RLINF_0_2} (README)")
+    data = yaml.safe_load((REPO / "specs" / "highway_qwen_waypoint.yaml").read_text("utf-8"))
+    data["targets"] = [{"framework": "rlinf", "version": version, "algorithm": "grpo"}]
+    data["resources"] = {"nodes": 1, "gpus_per_node": 4}
+    out = tmp_path / "pkg"
+    write(generate(load_spec_text(yaml.safe_dump(data, sort_keys=False)).spec), out, fresh=True)
+    if version == "0.2":
+        monkeypatch.setenv(
+            "PYTHONPATH", os.pathsep.join([str(RLINF_0_2), os.environ.get("PYTHONPATH", "")])
+        )
+        only = ["tests/test_rlinf.py"]
+    else:
+        only = ["tests/test_rlinf_fidelity.py"]
+    run_package_tests(out, real_simulator=True, only=only)
 
 
 RLINF_GOLDENS = sorted(p.parents[2] for p in GOLDENS.glob("*/src/*/targets/rlinf/config.yaml"))

@@ -268,7 +268,7 @@ def test_episodes_are_recorded(tmp_path) -> None:
     from highway_openvla.env.video import Recorder
 
     pytest.importorskip("imageio")
-    recorder = Recorder(tmp_path)
+    recorder = Recorder(tmp_path, num_envs=N)
     vector = InProcessVector(Ending, N)
     with VecEnv(vector, synthetic.tasks(), recorder=recorder) as env:
         env.reset()

@@ -20,9 +20,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..backbones import BACKBONES
 from ..batch import Derived, comments, largest_divisor, next_multiple, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
+from ..families import FAMILIES
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
 from ._config_schema import load_schema
 
@@ -203,6 +205,9 @@ READ_ELSEWHERE: dict[str, tuple[str, str]] = {
     "env.train.video_cfg.": ("envs/wrappers/record_video.py", "video is off (save_video)"),
     "env.eval.video_cfg.": ("envs/wrappers/record_video.py", "video is off (save_video)"),
 }
+#: Prompt tokens besides a Qwen-VL prompt's image placeholders: the chat turn, the filled
+#: template and any state tokens (see :func:`prompt_length`).
+PROMPT_TEXT = 256
 #: Loader options only a token family's backbone reads (a custom module takes none).
 TOKEN_FAMILY_KEYS = ("actor.model.trust_remote_code", "actor.model.attn_implementation")
 #: Value-loss settings: read by every actor step but used only by the actor_critic loss.
@@ -524,6 +529,20 @@ def _env_config(spec: Spec, index: int, plan_env_type: str, *, train: bool) -> d
     return cfg
 
 
+def prompt_length(spec: Spec) -> int:
+    """``actor.model.max_prompt_length``, the length every prompt is left-padded to so that
+    RLinf can stack steps: :data:`PROMPT_TEXT` tokens, plus on a processor backbone
+    (Qwen-VL) the image placeholders its prompt carries, one per merged patch of each camera
+    the model sees (so a larger image never outgrows the padding at run time)."""
+    backbone, model = BACKBONES[spec.model.backbone], spec.model
+    if not (FAMILIES[model.family].token_based and backbone.processor):
+        return PROMPT_TEXT
+    height, width = model.image_size
+    side = backbone.image_multiple
+    cameras = len(model.cameras)  # resolved: the cameras the model sees
+    return PROMPT_TEXT + cameras * (height // side) * (width // side)
+
+
 def _reward_type(spec: Spec, algorithm: str) -> str:
     """``action_level`` (a reward, advantage and loss-mask entry per action column), as RLinf's
     OpenVLA and OpenVLA-OFT examples; ``chunk_level`` for gae with chunks, since the value
@@ -544,7 +563,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     total = training.in_flight
     rollout_epoch = training.episodes // total
     precision = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[model.dtype]
-    max_prompt_length = 256
+    max_prompt_length = prompt_length(spec)
     sampling = {
         "do_sample": True,
         "temperature_train": 1.0,
@@ -850,6 +869,9 @@ def rlinf_target(
         algorithms=RLINF_ALGORITHMS,
         algorithm_aliases=RLINF_ALIASES,
         model_families=families,
+        # The package's policy core lays its inputs out per backbone; RLinf only stacks
+        # and splits the batch-first tensors predict_action_batch returns (policy.py).
+        backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
         contract=contract,
         checks=rlinf_checks,
         templates="rlinf",

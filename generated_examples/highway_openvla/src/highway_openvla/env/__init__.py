@@ -85,7 +85,7 @@ def make_env(
     if video:
         from .video import Recorder
 
-        recorder = Recorder(n)
+        recorder = Recorder(num_envs=n)
     seed = SPEC.training.seed if seed is None else seed
     steps = (
         SPEC.env.max_episode_steps if max_episode_steps is None else max_episode_steps

@@ -16,7 +16,7 @@ VIDEO = SPEC.env.video
 class Recorder:
     """Collects frames of the first ``max_envs`` envs and writes one file per episode."""
 
-    def __init__(self, num_envs: int, directory: str | Path | None = None) -> None:
+    def __init__(self, directory: str | Path | None = None, *, num_envs: int) -> None:
         assert VIDEO is not None
         try:
             import imageio.v3 as iio

@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from ...model import Policy
-from ...model.inputs import CAMERAS, ModelInputs
+from ...model.inputs import ModelInputs
 from ...model.policy import CHUNK, DIM, default_device
 from ...spec import SPEC
 from . import import_rlinf
@@ -38,6 +38,7 @@ BasePolicy = import_rlinf("rlinf.models.embodiment.base_policy").BasePolicy
 
 MAX_PROMPT_LENGTH = 256  # actor.model.max_prompt_length
 PADDED = ("input_ids", "attention_mask")  #: token prompts, left-padded
+PER_IMAGE = ("pixel_values",)  #: one row per camera image, env-major
 VALUE_HEAD = SPEC.model.value_head
 
 
@@ -163,7 +164,7 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     def pack(
         self, inputs: ModelInputs, action_tokens: torch.Tensor
     ) -> dict[str, torch.Tensor]:
-        """Batch-first tensors of one step: images ``[N, cameras, ...]``, token prompts
+        """Batch-first tensors of one step: images ``[N, rows per env, ...]``, token prompts
         left-padded to ``max_prompt_length``, text prompts as zero-padded UTF-8 bytes."""
         n = action_tokens.shape[0]
         packed = {"action_tokens": action_tokens}
@@ -171,8 +172,8 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
             value = getattr(inputs, f.name)
             if value is None:
                 continue
-            if f.name == "pixel_values":
-                packed[f.name] = value.view(n, len(CAMERAS), *value.shape[1:])
+            if f.name in PER_IMAGE:
+                packed[f.name] = value.view(n, -1, *value.shape[1:])
             elif f.name in PADDED:
                 packed[f.name] = self._left_pad(f.name, value)
             elif isinstance(value, torch.Tensor):
@@ -196,6 +197,8 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
                 values[f.name] = None
             elif f.name == "pixel_values":
                 values[f.name] = value.to(device, self.policy.dtype).flatten(0, 1)
+            elif f.name in PER_IMAGE:
+                values[f.name] = value.to(device).flatten(0, 1)
             elif f.name in PADDED:
                 values[f.name] = value[:, keep:].to(device)
             elif value.dtype == torch.uint8:  # text, see _encode
