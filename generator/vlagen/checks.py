@@ -592,7 +592,8 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
         yield Issue(
             ("model", "family"),
             f"{decl.title} {decl.version} (targets[{index}]) cannot train family "
-            f"{spec.model.family!r}; it supports {', '.join(decl.model_families)}",
+            f"{spec.model.family!r}; it supports {', '.join(decl.model_families)}"
+            + (f". {note}" if (note := decl.family_notes.get(spec.model.family)) else ""),
         )
 
 
