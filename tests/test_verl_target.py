@@ -294,33 +294,40 @@ del QWEN_WAYPOINT["resources"]["rollout_gpus"]
 QWEN_WAYPOINT["training"]["train_batch_size"] = 4
 
 
-@pytest.mark.parametrize("backbone", ["qwen2_5_vl", "qwen3_vl"])
-def test_qwen_backbones_and_waypoints_plan(backbone: str) -> None:
+#: Backbone → the image size that gives it 8 x 8 patches, merged 2 x 2 into 16 image tokens.
+QWEN_IMAGE_SIZES = {"qwen2_5_vl": [112, 112], "qwen3_vl": [128, 128]}
+
+
+def qwen_waypoint(backbone: str) -> dict:
     data = copy.deepcopy(QWEN_WAYPOINT)
     data["model"]["backbone"] = backbone
-    data["model"]["image_size"] = [112, 112] if backbone == "qwen2_5_vl" else [128, 128]
-    plan = _plan(data)  # no refusal
+    data["model"]["image_size"] = QWEN_IMAGE_SIZES[backbone]
+    return data
+
+
+@pytest.mark.parametrize("backbone", sorted(QWEN_IMAGE_SIZES))
+def test_qwen_backbones_and_waypoints_plan(backbone: str) -> None:
+    plan = _plan(qwen_waypoint(backbone))  # no refusal
     assert plan.target("verl").plan.model_type == backbone
     assert plan.model.family.name == "waypoint"
-    # 8 x 8 patches (14 or 16 pixels), merged 2 x 2 into 16 image tokens
     assert plan.model.image_grid == (1, 8, 8) and plan.model.image_tokens == 16
 
 
 @pytest.mark.slow(minutes=2)
+@pytest.mark.parametrize("backbone", sorted(QWEN_IMAGE_SIZES))
 def test_a_qwen_waypoint_package_trains_through_verls_own_step(
-    verl_src: Path, tmp_path: Path
+    backbone: str, verl_src: Path, tmp_path: Path
 ) -> None:
-    """The generated verl tests (verl's own rollout loop, advantages and actor update, in
-    FSDP and FSDP2) pass on a Qwen2.5-VL waypoint policy, as on pusht's LLaVA one."""
+    """The generated verl fidelity tests (verl's own rollout loop, advantages and actor
+    update, in FSDP and FSDP2) pass on a Qwen-VL waypoint policy, as on pusht's LLaVA one;
+    on Qwen2.5-VL the package's other verl tests too (they do not depend on the backbone)."""
     out = tmp_path / "pkg"
-    spec = load_spec_text(yaml.safe_dump(QWEN_WAYPOINT, sort_keys=False)).spec
+    spec = load_spec_text(yaml.safe_dump(qwen_waypoint(backbone), sort_keys=False)).spec
     write(generate(spec), out, fresh=True)
-    run_package_tests(
-        out,
-        real_simulator=False,
-        only=("tests/test_verl.py", "tests/test_verl_fidelity.py"),
-        markers=VARIANT_MARKERS,
-    )
+    only = ["tests/test_verl_fidelity.py"]
+    if backbone == "qwen2_5_vl":
+        only.append("tests/test_verl.py")
+    run_package_tests(out, real_simulator=False, only=only, markers=VARIANT_MARKERS)
 
 
 def test_a_grouped_algorithm_needs_a_group() -> None:
