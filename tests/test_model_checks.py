@@ -226,7 +226,7 @@ def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
     data["model"]["image_size"] = [224, 224]
     assert spec_errors(data) == [
         "spec.yaml:12:13: model.backbone: RLinf 0.3 (targets[0]) lays out inputs for backbone "
-        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0"
+        "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0, verl 0.7"
     ]
 
 
