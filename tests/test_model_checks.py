@@ -220,7 +220,17 @@ def test_qwen_images_are_whole_merged_patches_and_the_processor_normalizes() -> 
     ]
 
 
-def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
+def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs(monkeypatch) -> None:
+    """Every built-in target takes Qwen-VL backbones; one that lays out LLaVA only (a
+    third-party target, or verl before issue 33) is refused, naming those that take it."""
+    import dataclasses
+
+    from vlagen import checks
+    from vlagen.targets import all_targets, find_target
+
+    assert all("qwen2_5_vl" in t.backbones for t in all_targets())
+    llava_only = dataclasses.replace(find_target("verl", "0.7"), backbones=("llava",))
+    monkeypatch.setattr(checks, "find_target", lambda f, v: llava_only)
     data = _spec(backbone="qwen2_5_vl")
     data["model"]["action"]["bins"] = 256
     data["model"]["image_size"] = [224, 224]
@@ -228,7 +238,7 @@ def test_a_qwen_backbone_needs_a_target_that_lays_out_its_inputs() -> None:
     assert spec_errors(data) == [
         "spec.yaml:12:13: model.backbone: verl 0.7 (targets[0]) lays out inputs for backbone "
         "'llava', not 'qwen2_5_vl'; targets for 'qwen2_5_vl': areal 1.0, rlinf 0.2, rlinf 0.3, "
-        "siirl 0.2"
+        "siirl 0.2, verl 0.7"
     ]
 
 

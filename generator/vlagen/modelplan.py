@@ -67,6 +67,14 @@ class ModelPlan:
         return (height // side) * (width // side)
 
     @property
+    def image_grid(self) -> tuple[int, int, int]:
+        """``image_grid_thw`` row of every camera image of a processor backbone: one frame of
+        ``image_size`` in unmerged patches, (1, height / patch, width / patch)."""
+        height, width = self.image_size
+        patch = self.backbone.patch
+        return (1, height // patch, width // patch)
+
+    @property
     def reference(self) -> bool:
         """Whether the package tests the policy core against the checkpoints' own code
         (:attr:`FamilyDecl.reference`): a Prismatic checkpoint takes no state tokens, and its

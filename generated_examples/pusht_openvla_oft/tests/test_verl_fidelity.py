@@ -265,11 +265,13 @@ def cpu_world(tmp: Path):
 
 
 def stop_simulators(trainer: Any) -> None:
-    """End the env worker's simulator processes (verl's ``EnvManager`` spawns them)."""
+    """End the env worker's simulator processes (verl's ``EnvManager`` spawns them), by
+    SIGKILL: a simulator on pygame (highway-env) takes SIGTERM for a quit event (SDL), and
+    ``multiprocessing`` would wait for it at exit."""
     env_wg = getattr(trainer, "env_wg", None)
     for manager in env_wg.worker.simulator_list if env_wg is not None else ():
         if manager.process is not None:
-            manager.process.terminate()
+            manager.process.kill()
             manager.process.join(timeout=30)
 
 

@@ -102,6 +102,8 @@ class TargetDecl:
             otherwise (RLinf's PPO is ``gae``), each with the framework's name: a spec
             naming one is told what to write.
         model_families: Spec model families this target can train.
+        family_notes: Why the framework's own code rules out a family it cannot train
+            (its file and line), added to the error for that family.
         backbones: `model.backbone` values its adapter lays out inputs for.
         contract: The env/model contract the adapter implements, as data (see
             :mod:`vlagen.contracts`); ``contract.summary`` is its one line.

@@ -45,6 +45,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..backbones import BACKBONES
 from ..batch import Derived, comments, largest_divisor, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
@@ -127,6 +128,7 @@ class VerlPlan:
     actor_world: int  #: actor/rollout workers
     disaggregated: bool  #: env workers on their own nodes (``env.disagg_sim``)
     prompt_length: int  #: ``actor_rollout_ref.rollout.prompt_length``
+    model_type: str  #: the tiny checkpoint's ``config.model_type`` (verl's HFModelConfig reads it)
     config: dict[str, Any]  #: the Hydra YAML, as data
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
     tag: str = VERL_TAG  #: the verl source tag the package runs on
@@ -470,6 +472,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         actor_world=actor_world,
         disaggregated=bool(resources.env_nodes),
         prompt_length=prompt_length,
+        model_type=(BACKBONES[model.backbone].model_types or ("llava",))[0],
         config=config,
         derived=derived_batch(spec, index),
     )
@@ -633,7 +636,21 @@ TARGET = TargetDecl(
     algorithms=ALGORITHMS,
     # The PPO-style VLA path of 0.7.1 trains token-action models (Pi0 is SAC-only there);
     # the package's own rollout and actor bring the spec's family.
-    model_families=("openvla", "openvla_oft"),
+    model_families=("openvla", "openvla_oft", "waypoint"),
+    backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
+    family_notes={
+        "custom": "verl 0.7.1's launch reads a Hugging Face tokenizer and transformers "
+        "config at actor_rollout_ref.model.path: main_ppo.main_task loads the tokenizer "
+        f"({VLA}/main_ppo.py:101, hf_tokenizer), the trainer sends its pad and eos ids "
+        f"({VLA}/rob_ray_trainer.py:298-300) and the rollout worker's HFModelConfig "
+        f"({VLA}/fsdp_workers.py:107) loads both, asserting one architecture "
+        "(verl/workers/config/model.py:158, 174, 200); and its actor hands the model "
+        "input_ids, attention_mask and pixel_values only (RobDataParallelPPOActor."
+        f"update_policy, {VLA}/dp_rob.py:238-247). A custom module's checkpoint is its own "
+        "save_pretrained folder, with no tokenizer or transformers config, and it reads the "
+        "prompt text and the state: use family openvla, openvla_oft or waypoint, or "
+        "another target",
+    },
     contract=CONTRACT,
     checks=(verl_checks,),
     templates="verl",

@@ -36,6 +36,8 @@ PATCH_MULTIPLE = 28
 """Pixels per merged patch side: 14-pixel patches, 2x2 per language token."""
 IMAGE_TOKENS = 16
 """``<|image_pad|>`` tokens per camera image."""
+IMAGE_GRID = (1, 8, 8)
+"""``image_grid_thw`` row of every camera image: (1, H / 14, W / 14) of ``IMAGE_SIZE``."""
 CHAT = ("<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n")
 IMAGE_BLOCK = ("<|vision_start|>", "<|image_pad|>", "<|vision_end|>")
 """(start, placeholder, end) of each image; the placeholder expands to ``IMAGE_TOKENS``."""

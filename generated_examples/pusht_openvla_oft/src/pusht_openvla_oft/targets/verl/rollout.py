@@ -31,7 +31,7 @@ from typing import Any
 import torch
 
 from ...model import Policy
-from ...model.inputs import CAMERAS
+from ...model.inputs import CAMERAS, ModelInputs
 from . import import_verl
 from .env import canonical_obs
 
@@ -88,9 +88,7 @@ class VerlRollout(BaseRollout):
                 inputs.input_ids, prompt_length, self.policy.placeholder
             ),
             "attention_mask": left_pad(inputs.attention_mask, prompt_length, 0),
-            "pixel_values": inputs.pixel_values.view(
-                n, len(CAMERAS), *inputs.pixel_values.shape[1:]
-            ),
+            "pixel_values": batch_pixels(inputs, n),
         }
         return DataProto.from_dict(tensors=batch)
 
@@ -104,6 +102,11 @@ class VerlRollout(BaseRollout):
         """Nothing to free: the module stays where the actor's FSDP keeps it."""
 
 
+def batch_pixels(inputs: ModelInputs, n: int) -> torch.Tensor:
+    """The batch's ``pixel_values``, batch-first: ``[n, cameras, channels, H, W]``."""
+    return inputs.pixel_values.view(n, len(CAMERAS), *inputs.pixel_values.shape[1:])
+
+
 def left_pad(values: torch.Tensor, length: int, fill: int) -> torch.Tensor:
     """``values`` ``[N, L]`` left-padded with ``fill`` to ``[N, length]``."""
     if values.shape[1] > length:
@@ -114,4 +117,4 @@ def left_pad(values: torch.Tensor, length: int, fill: int) -> torch.Tensor:
     return torch.nn.functional.pad(values, (length - values.shape[1], 0), value=fill)
 
 
-__all__ = ["VerlRollout", "left_pad"]
+__all__ = ["VerlRollout", "batch_pixels", "left_pad"]

@@ -102,7 +102,11 @@ class PolicyModule(torch.nn.Module):
         temperature: float = 1.0,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probs and entropies ``[N, CHUNK * DIM]`` of ``action_tokens``."""
-        inputs = ModelInputs(pixel_values, input_ids, attention_mask)
+        inputs = ModelInputs(
+            pixel_values=pixel_values,
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+        )
         log_probs, entropy, _ = self.policy.evaluate(
             inputs, action_tokens, temperature=temperature
         )
@@ -131,6 +135,25 @@ class PolicyModule(torch.nn.Module):
                 if name in present and name not in declared:
                     declared.append(name)
         return declared or None
+
+
+class FlopsConfig:
+    """The backbone's config as verl's ``FlopsCounter`` reads it: an attribute the config
+    lacks is its text config's. verl v0.7.1's estimator for ``qwen2_5_vl`` reads the
+    language model's sizes at the top (``_estimate_qwen2_flops``,
+    ``verl/utils/flops_counter.py``), where transformers 4 kept them; transformers 5 keeps
+    them under ``text_config`` only."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "config":  # not set yet (copy, unpickling)
+            raise AttributeError(name)
+        try:
+            return getattr(self.config, name)
+        except AttributeError:
+            return getattr(self.config.get_text_config(), name)
 
 
 # -- env loop ----------------------------------------------------------------------------------
@@ -282,7 +305,7 @@ def actor_rollout_worker_class(base: type) -> type:
                     manager = _verl(
                         "verl.utils.checkpoint.fsdp_checkpoint_manager"
                     ).FSDPCheckpointManager
-                    self.flops_counter = flops(self.actor_model_config)
+                    self.flops_counter = flops(FlopsConfig(self.actor_model_config))
                     self.checkpoint_manager = manager(
                         model=self.actor_module_fsdp,
                         optimizer=self.actor.actor_optimizer,
@@ -518,6 +541,7 @@ def build_optimizer(module: torch.nn.Module, optim_cfg: Any) -> tuple[Any, Any]:
 
 
 __all__ = [
+    "FlopsConfig",
     "PolicyModule",
     "actor_rollout_worker_class",
     "build_optimizer",
