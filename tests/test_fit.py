@@ -22,6 +22,7 @@ SPECS = Path(__file__).resolve().parents[1] / "specs"
 FITS = {
     "cartpole_custom": {"rlinf 0.2", "rlinf 0.3"},
     "highway_openvla": {"rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
+    "highway_qwen_portable": {"areal 1.0", "rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
     "highway_qwen_waypoint": {"areal 1.0", "rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
     "libero_openvla_oft": {"rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
     "navsim_waypoint": {"rlinf 0.2", "rlinf 0.3", "siirl 0.2"},
