@@ -131,3 +131,27 @@ def test_other_targets_refuse_rollout_gpus(target: dict) -> None:
     message = _errors(data)["resources.rollout_gpus"]
     assert "does not honour resources.rollout_gpus (2)" in message
     assert "AReaL's inference/training split" in message
+
+
+def test_the_groups_split_over_the_training_gpus() -> None:
+    # 6 groups over fsdp:d4: AReaL's dispatch (balanced_greedy_partition) raises ValueError
+    data = _data()
+    data["training"].update(groups=6, mini_batches=1)
+    message = _errors(data)["training.groups"]
+    assert "balanced_greedy_partition" in message and "the 4 training GPUs" in message
+    assert message.endswith("set training.groups to 8")
+    data["training"].update(groups=8)
+    assert _plan(data).target("areal").plan.config["train_dataset"]["batch_size"] == 8
+    # the number suggested keeps the mini-batches and the envs whole
+    data["training"].update(groups=6, mini_batches=3, envs=20)
+    assert _errors(data)["training.groups"].endswith("set training.groups to 60")
+    data["training"].update(groups=60)
+    assert _plan(data).target("areal").plan.config["rollout"]["max_concurrent_rollouts"] == 5
+
+
+def test_the_groups_split_follows_rollout_gpus() -> None:
+    data = _data()
+    data["resources"]["rollout_gpus"] = 5  # 3 training GPUs: 8 groups do not split
+    assert "the 3 training GPUs" in _errors(data)["training.groups"]
+    data["training"]["groups"] = 6  # 6 % mini_batches 2 == 0 too
+    assert _plan(data).target("areal").plan.train_gpus == 3

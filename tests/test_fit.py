@@ -172,3 +172,37 @@ def test_a_suggested_number_satisfies_the_rule_it_comes_with() -> None:
 def _rule(message: str) -> str:
     """A refusal's rule: its message's opening words, numbers blanked."""
     return re.sub(r"\d+", "#", message)[:60]
+
+
+def _envs_refusals(training: dict[str, int]) -> dict[str, list[str]]:
+    """The shared rules' ``training.envs`` refusals (``batch.neutral_issues``) per target of
+    highway_openvla at ``training``."""
+    data = yaml.safe_load((SPECS / "highway_openvla.yaml").read_text(encoding="utf-8"))
+    data["training"] = {**data["training"], **training}
+    found = fits(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+    return {
+        f"{f.target.framework} {f.target.version}": [
+            i.message
+            for i in f.problems
+            if i.dotted == "training.envs"
+            and ("on every framework" in i.message or i.message.startswith("the envs run"))
+        ]
+        for f in found
+    }
+
+
+def test_envs_above_an_updates_episodes_are_refused_with_a_number_that_fits() -> None:
+    # 2 groups x 2 = 4 episodes on 8 envs: a located refusal (vlagen crashed on it), and the
+    # number it suggests passes
+    refusals = _envs_refusals({"groups": 2, "group_size": 2, "envs": 8})
+    for target, messages in refusals.items():
+        fix = "set envs to 4, or leave it out to run them all at once"
+        assert messages and messages[0].endswith(fix), (target, messages)
+    assert not any(_envs_refusals({"groups": 2, "group_size": 2, "envs": 4}).values())
+
+
+def test_envs_made_whole_groups_also_divide_an_updates_episodes() -> None:
+    # 3 groups x 3 = 9 episodes on 4 envs: 6 would be whole groups but not whole rounds of 9
+    refusals = _envs_refusals({"groups": 3, "group_size": 3, "envs": 4})
+    assert all(m and m[0].endswith("set envs to 9") for m in refusals.values()), refusals
+    assert not any(_envs_refusals({"groups": 3, "group_size": 3, "envs": 9}).values())

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import MINIMAL_SPEC, REPO, spec_errors
+from vlagen.errors import SpecError
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets._config_schema import dataclass_keys, load_schema
@@ -357,3 +358,25 @@ def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
         assert rows[key].status == "same", rows[key]
     readme = (REPO / "generated_examples" / "libero_openvla_oft" / "README.md").read_text()
     assert "| `actor_rollout_ref.embodied.env.env_name` | libero_goal | libero_spatial |" in readme
+
+
+def _mini_batch_errors(**training: int) -> list[str]:
+    data = _siirl()
+    data["training"].update(training)
+    data["resources"] = {"nodes": 1, "gpus_per_node": 8}
+    try:
+        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+    except SpecError as exc:
+        return [i.message for i in exc.issues if i.dotted == "training.mini_batches"]
+    return []
+
+
+def test_mini_batches_that_siiRL_normalizes_unevenly_over_its_ranks() -> None:
+    # 8 groups / 8 mini-batches = 1 prompt x rollout.n 2 // 8 ranks = 0: siiRL's actor asserts
+    (message,) = _mini_batch_errors(groups=8, group_size=2, mini_batches=8)
+    assert "engine/fsdp_workers.py" in message and message.endswith("set mini_batches to 2")
+    assert not _mini_batch_errors(groups=8, group_size=2, mini_batches=2)
+    # 16 groups / 4 = 4 prompts x 3 // 8 = 1 trajectory, on 6 a rank: 6 steps, not 4
+    (message,) = _mini_batch_errors(groups=16, group_size=3, mini_batches=4)
+    assert message.endswith("set mini_batches to 2")
+    assert not _mini_batch_errors(groups=16, group_size=3, mini_batches=2)

@@ -58,8 +58,8 @@ def largest_divisor(number: int, at_most: int) -> int:
 
 def smallest_multiple_over(value: int, step: int, divides: int) -> int:
     """The smallest multiple of ``step`` at or above ``value`` that divides ``divides`` (a
-    multiple of ``step``, so ``divides`` itself at most)."""
-    first = next_multiple(value, step)
+    multiple of ``step``, so ``divides`` itself at most, and for a ``value`` above it)."""
+    first = next_multiple(min(value, divides), step)
     return next(m for m in range(first, divides + 1, step) if divides % m == 0)
 
 
@@ -97,7 +97,7 @@ def neutral_issues(spec: Spec) -> Iterator[Issue]:
             ("training", "envs"),
             f"the {t.group_size} episodes of a group run side by side on every framework "
             f"(in one env worker): envs ({t.envs}) must be a multiple of group_size; set "
-            f"envs to {next_multiple(t.envs, t.group_size)}",
+            f"envs to {smallest_multiple_over(t.envs, t.group_size, t.episodes)}",
         )
     elif t.episodes % t.envs:
         fit = smallest_multiple_over(t.envs, t.group_size, t.episodes)

@@ -30,18 +30,19 @@ What the plan decides (file references are to AReaL 1.0.4):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..batch import Derived, comments
+from ..batch import Derived, comments, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 
 if TYPE_CHECKING:
-    from ..spec import Spec
+    from ..spec import Spec, Training
 
 __all__ = ["TARGET", "ArealPlan", "config_problems", "make_areal_plan"]
 
@@ -120,6 +121,16 @@ def areal_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"one, got {rollout} for inference and {train} for training",
         )
     training = spec.training
+    if train >= 1 and training.groups % train:
+        yield Issue(
+            ("training", "groups"),
+            f"{name} deals an update's {training.groups} groups (one trajectory each, "
+            "rollout.consumer_batch_size) to its actor.backend's data-parallel ranks in equal "
+            "shares: TrainController._dispatch_tensors (areal/infra/controller/"
+            "train_controller.py) calls balanced_greedy_partition (areal/utils/seqpack.py), "
+            f"which raises unless the count is a multiple of the {train} training GPUs; set "
+            f"training.groups to {_groups_for_ranks(training, train)}",
+        )
     if training.group_size < 2:
         yield Issue(
             ("training", "group_size"),
@@ -132,6 +143,16 @@ def areal_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"{name} refuses float16 for vision-language models (FSDPEngine."
             "_create_device_model, areal/engine/fsdp_engine.py): use bfloat16",
         )
+
+
+def _groups_for_ranks(training: Training, ranks: int) -> int:
+    """The fewest groups at or above the spec's that split over ``ranks`` training GPUs and
+    into ``mini_batches``, with the spec's envs (where set) still whole rounds of them."""
+    step = math.lcm(ranks, training.mini_batches)
+    groups = next_multiple(training.groups, step)
+    while training.envs is not None and groups * training.group_size % training.envs:
+        groups += step
+    return groups
 
 
 def make_areal_plan(spec: Spec, index: int) -> ArealPlan:

@@ -28,12 +28,13 @@ checks at plan time (file references are to the siiRL 0.2.0 wheel):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..backbones import BACKBONES
-from ..batch import Derived, split_fix
+from ..batch import Derived, next_multiple, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..modelplan import center_crop
@@ -42,7 +43,7 @@ from ._config_schema import load_schema, lookup, value_fits
 from ._siirl_example import EXAMPLE, ExampleRow, example_rows
 
 if TYPE_CHECKING:
-    from ..spec import Spec
+    from ..spec import Spec, Training
 
 SCHEMA = "siirl_0_2"
 TASK_FILE_NAME_BYTES = 50
@@ -522,6 +523,19 @@ CUSTOM_NOTE = (
 PEFT_WRAP = ("engine/fsdp_workers.py", 893)
 
 
+def _mini_batch_fix(t: Training, workers: int) -> str:
+    """Mini-batches whose trajectories split evenly over ``workers`` ranks: fewer, else more
+    groups."""
+    n = t.group_size
+    fit = [m for m in range(t.mini_batches, 0, -1) if t.groups % m == 0]
+    fit = [m for m in fit if (t.groups // m * n) % workers == 0]
+    if fit:
+        return f"set mini_batches to {fit[0]}"
+    return (
+        f"set groups to {next_multiple(t.groups, t.mini_batches * workers // math.gcd(workers, n))}"
+    )
+
+
 def _lines(numbers: tuple[int, ...]) -> str:
     return ", ".join(map(str, numbers))
 
@@ -616,6 +630,17 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "workers (one per GPU) and runs num_envs // rollout.n prompts at a time, "
             "asserting num_envs >= rollout.n (engine/rollout/embodied_rollout.py): its "
             f"{t.in_flight} envs must split into whole groups of {n} per worker: {fix}",
+        )
+    if t.groups % t.mini_batches == 0 and (t.groups // t.mini_batches * n) % workers:
+        yield Issue(
+            ("training", "mini_batches"),
+            f"{where} normalizes actor.ppo_mini_batch_size (groups / mini_batches = "
+            f"{t.groups // t.mini_batches} prompts) to trajectories per rank: x rollout.n "
+            f"({n}), then // its {workers} actor ranks (ActorRolloutRefWorker.__init__, "
+            "engine/fsdp_workers.py), and each rank's actor splits its trajectories into "
+            "mini-batches of that size (embodied_actor.update_policy): unless it divides "
+            f"evenly an update takes another number of optimizer steps than {t.mini_batches}, "
+            f"or none at all (siiRL asserts it positive): {_mini_batch_fix(t, workers)}",
         )
     if model.lora is not None and model.lora.dropout:
         yield Issue(
