@@ -188,9 +188,9 @@ def test_ppo_srpo_without_success_and_too_few_envs() -> None:
     assert sorted(spec_errors(data)) == [
         "spec.yaml:26:14: targets[0].algorithm: siiRL 0.2 (targets[0]): gae (PPO) needs "
         "siiRL's critic, whose CriticWorker has no embodied path in 0.2.0; use grpo, dapo or srpo",
-        "spec.yaml:29:9: training.envs: siiRL 0.2 (targets[0]) steps embodied.env.num_envs "
-        "envs in each of its 8 rollout workers (one per GPU) and runs num_envs // rollout.n "
-        "prompts at a time, asserting num_envs >= rollout.n (engine/rollout/embodied_rollout.py)"
+        "spec.yaml:29:9: training.envs: siiRL 0.2 (targets[0]) steps the envs in its 8 rollout "
+        "workers (one per GPU), each running num_envs // rollout.n of its rows at once and "
+        "asserting num_envs >= rollout.n (generate_sequences, engine/rollout/embodied_rollout.py)"
         ": its 12 envs must split into whole groups of 3 per worker: set training.envs to 24",
     ]
     assert spec_errors(_siirl("srpo")) == [

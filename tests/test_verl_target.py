@@ -156,7 +156,8 @@ def test_the_driving_example_takes_verl_beside_rlinf_and_siirl() -> None:
     assert plan.target("verl").plan.config["env"]["train"]["num_envs"] == 16  # 2 env workers
     assert plan.target("rlinf").plan.config["env"]["train"]["total_num_envs"] == 32  # 8 / GPU
     overrides = dict(plan.target("siirl").plan.overrides)
-    assert overrides["actor_rollout_ref.embodied.env.num_envs"] == 8  # 4 rollout workers
+    # 8 envs at once on each of 4 rollout workers: siiRL runs num_envs // rollout.n rows at once
+    assert overrides["actor_rollout_ref.embodied.env.num_envs"] == 16
     assert plan.target("verl").plan.config["data"]["train_batch_size"] == 16
 
 

@@ -307,6 +307,14 @@ def world_size(spec: Spec) -> int:
     return spec.resources.nodes * spec.resources.gpus_per_node
 
 
+def envs_key(spec: Spec) -> int:
+    """``embodied.env.num_envs``: siiRL's rollout runs ``num_envs // rollout.n`` of a worker's
+    rows (each prompt already repeated ``rollout.n`` times) at once, so the worker's share of
+    ``training.envs`` times ``rollout.n``; the package's rollout builds that share's envs."""
+    t = spec.training
+    return t.in_flight // world_size(spec) * t.group_size
+
+
 def derived_batch(spec: Spec) -> tuple[Derived, ...]:
     """siiRL's batch keys, each with where it comes from in the spec's training block."""
     t, workers = spec.training, world_size(spec)
@@ -317,8 +325,10 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
         Derived("actor_rollout_ref.rollout.n", t.group_size, "training.group_size"),
         Derived(
             "actor_rollout_ref.embodied.env.num_envs",
-            t.in_flight // workers,
-            f"{envs} ({t.in_flight}) over {workers} rollout workers (one per GPU)",
+            envs_key(spec),
+            f"{envs} ({t.in_flight}) over {workers} rollout workers (one per GPU), x rollout.n: "
+            "siiRL's rollout steps num_envs // rollout.n of a worker's rows at once "
+            "(generate_sequences, engine/rollout/embodied_rollout.py)",
         ),
         Derived(
             "actor_rollout_ref.actor.ppo_mini_batch_size",
@@ -405,7 +415,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.embodied.center_crop", crop),
         ("actor_rollout_ref.embodied.unnorm_key", unnorm_key),
         ("actor_rollout_ref.embodied.env.env_name", suite),
-        ("actor_rollout_ref.embodied.env.num_envs", training.in_flight // world_size(spec)),
+        ("actor_rollout_ref.embodied.env.num_envs", envs_key(spec)),
         ("actor_rollout_ref.embodied.env.max_steps", env.max_episode_steps),
         ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
         ("actor_rollout_ref.embodied.env.model_family", "openvla"),
@@ -626,9 +636,9 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
         fix = split_fix(t, workers * n)
         yield Issue(
             ("training", "envs" if t.envs is not None else "groups"),
-            f"{where} steps embodied.env.num_envs envs in each of its {workers} rollout "
-            "workers (one per GPU) and runs num_envs // rollout.n prompts at a time, "
-            "asserting num_envs >= rollout.n (engine/rollout/embodied_rollout.py): its "
+            f"{where} steps the envs in its {workers} rollout workers (one per GPU), each "
+            "running num_envs // rollout.n of its rows at once and asserting num_envs >= "
+            "rollout.n (generate_sequences, engine/rollout/embodied_rollout.py): its "
             f"{t.in_flight} envs must split into whole groups of {n} per worker: {fix}",
         )
     if t.groups % t.mini_batches == 0 and (t.groups // t.mini_batches * n) % workers:

@@ -63,7 +63,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.embodied.center_crop", False),
     ("actor_rollout_ref.embodied.unnorm_key", "highway_openvla_vlagen"),
     ("actor_rollout_ref.embodied.env.env_name", "highway_openvla"),
-    ("actor_rollout_ref.embodied.env.num_envs", 8),
+    ("actor_rollout_ref.embodied.env.num_envs", 16),
     ("actor_rollout_ref.embodied.env.max_steps", 40),
     ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
     ("actor_rollout_ref.embodied.env.model_family", "openvla"),

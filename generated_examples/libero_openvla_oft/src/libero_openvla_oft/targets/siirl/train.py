@@ -67,7 +67,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.embodied.center_crop", True),
     ("actor_rollout_ref.embodied.unnorm_key", "libero_spatial_no_noops"),
     ("actor_rollout_ref.embodied.env.env_name", "libero_spatial"),
-    ("actor_rollout_ref.embodied.env.num_envs", 16),
+    ("actor_rollout_ref.embodied.env.num_envs", 128),
     ("actor_rollout_ref.embodied.env.max_steps", 512),
     ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
     ("actor_rollout_ref.embodied.env.model_family", "openvla"),

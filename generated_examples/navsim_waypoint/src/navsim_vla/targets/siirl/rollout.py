@@ -120,9 +120,10 @@ def rollout_class(base: type) -> type:
             else:
                 self.embedding_model = ZeroEmbedding()
                 self.embedding_model_offload = False
+            # siiRL steps num_envs // rollout.n rows at once (generate_sequences): build those
             self.adapter = SiirlEnv(
                 env_name=embodied.env.env_name,
-                num_envs=self.num_workers,
+                num_envs=max(self.num_workers // config.rollout.n, 1),
                 max_steps=embodied.env.max_steps,
                 num_steps_wait=embodied.env.num_steps_wait,
                 model_family=embodied.env.model_family,

@@ -63,7 +63,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.embodied.center_crop", False),
     ("actor_rollout_ref.embodied.unnorm_key", "navsim_vla_vlagen"),
     ("actor_rollout_ref.embodied.env.env_name", "navsim_vla"),
-    ("actor_rollout_ref.embodied.env.num_envs", 4),
+    ("actor_rollout_ref.embodied.env.num_envs", 16),
     ("actor_rollout_ref.embodied.env.max_steps", 64),
     ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
     ("actor_rollout_ref.embodied.env.model_family", "openvla"),
