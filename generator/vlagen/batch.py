@@ -41,9 +41,12 @@ class Derived:
     source: str  #: how it follows from the spec, e.g. ``training.groups / 4 env workers``
 
 
-def comments(rows: Sequence[Derived]) -> Mapping[str, str]:
-    """The rows as ``{key: "= source"}``, the end-of-line comments of a generated config."""
-    return {row.key: f"= {row.source}" for row in rows}
+def comments(rows: Sequence[Derived], own: Sequence[str] = ()) -> Mapping[str, str]:
+    """The end-of-line comments of a generated config: ``= source`` of each derived row, and
+    for the keys of ``own`` (the spec's per-target ``config`` block) that the spec sets it."""
+    return {row.key: f"= {row.source}" for row in rows} | {
+        key: "set by the spec's config block for this target" for key in own
+    }
 
 
 def next_multiple(value: int, step: int) -> int:

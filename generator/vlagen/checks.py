@@ -56,11 +56,12 @@ def check_spec(spec: Spec, *, probe: bool = True) -> list[Issue]:
         if decl is None:
             issues.extend(_unknown_version(target.framework, target.version, index))
             continue
-        issues.extend(_target_fits(spec, decl, index))
-        if spec.targets[index].algorithm not in decl.algorithms:
-            continue  # the target's checks compute from the algorithm: none from a wrong one
-        for check in decl.checks:
-            issues.extend(check(spec, index))
+        found = list(_target_fits(spec, decl, index))
+        if spec.targets[index].algorithm in decl.algorithms:
+            # the target's checks compute from the algorithm: none from a wrong one
+            for check in decl.checks:
+                found.extend(check(spec, index))
+        issues += found + list(_target_config(spec, decl, index, planned=not found))
     return issues
 
 
@@ -586,6 +587,45 @@ def _target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
             f"{spec.model.family!r}; it supports {', '.join(decl.model_families)}"
             + (f". {note}" if (note := decl.family_notes.get(spec.model.family)) else ""),
         )
+
+
+def _target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) -> Iterator[Issue]:
+    """The spec's own keys for this target: the framework's (its snapshot), of the right
+    type, and (where the target's own checks passed, so it can be ``planned``) none that it
+    derives from the training block."""
+    from .targets._config_schema import lookup, value_fits
+
+    config = spec.targets[index].config or {}
+    if config and decl.config_keys is None:
+        yield Issue(
+            ("targets", index, "config"),
+            f"{decl.title} {decl.version} takes no config block (vlagen has no snapshot of "
+            "its config to check keys against)",
+        )
+        return
+    keys = decl.config_keys() if config and decl.config_keys else {}
+    derive = planned and config and decl.derived
+    derived = {d.key: d for d in decl.derived(spec, index)} if derive else {}
+    for key, value in config.items():
+        kind = lookup(dict(keys), key)
+        if key in derived:
+            yield Issue(
+                ("targets", index, "config", key),
+                f"{decl.title} {decl.version} derives {key} ({derived[key].value}) from the "
+                f"spec: {derived[key].source}; change that instead",
+            )
+        elif kind is None:
+            yield Issue(
+                ("targets", index, "config", key),
+                f"{key} is not a key of {decl.title} {decl.version}'s config (its snapshot, "
+                f"{decl.framework}_{decl.version.replace('.', '_')}.config.json)"
+                + did_you_mean(key, keys),
+            )
+        elif not value_fits(kind, value):
+            yield Issue(
+                ("targets", index, "config", key),
+                f"{decl.title} {decl.version}'s {key} takes a {kind}, got {value!r}",
+            )
 
 
 def _no_algorithm(decl: TargetDecl, algorithm: str) -> str:

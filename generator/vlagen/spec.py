@@ -797,6 +797,12 @@ class Env(StrictModel):
     video: Video | None = Field(default=None, description="Record episodes; none: off.")
 
 
+#: A framework config key, dotted: ``section.sub.key``.
+ConfigKey = Annotated[
+    str, Field(pattern=r"^[A-Za-z_][\w-]*(\.[A-Za-z0-9_][\w-]*)*$", max_length=300)
+]
+
+
 class Target(StrictModel):
     """One RL framework to generate an adapter for."""
 
@@ -807,6 +813,13 @@ class Target(StrictModel):
     version: VersionText = Field(description="Its version line, e.g. '0.3'.")
     algorithm: Annotated[str, Field(max_length=100)] = Field(
         description="The RL algorithm, in the framework's own name."
+    )
+    config: Annotated[dict[ConfigKey, JsonValue], Field(max_length=256)] | None = Field(
+        default=None,
+        description="The framework's own config keys (dotted, e.g. "
+        "`actor_rollout_ref.actor.clip_ratio_high`) this target sets beyond what vlagen "
+        "derives from the spec, each checked against the framework's config snapshot; a key "
+        "derived from `training` is refused, naming the field to change instead.",
     )
 
 

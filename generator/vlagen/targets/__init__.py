@@ -23,6 +23,7 @@ from ..errors import Issue, UsageError, closest
 from ..paths import builtin_targets
 
 if TYPE_CHECKING:
+    from ..batch import Derived
     from ..spec import Spec
 
 __all__ = [
@@ -146,6 +147,11 @@ class TargetDecl:
     source: FrameworkSource | None = None
     test_warnings: tuple[WarningFilter, ...] = ()
     preset_test_installs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The framework's config keys with their types (its committed snapshot), which a spec's
+    #: ``targets[i].config`` may set; ``None``: the target takes no such block.
+    config_keys: Callable[[], Mapping[str, str]] | None = None
+    #: The keys the target derives from the spec's ``training`` block, and from what.
+    derived: Callable[[Spec, int], tuple[Derived, ...]] | None = None
 
     @property
     def pinned_version(self) -> str:

@@ -16,7 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["dataclass_keys", "load_schema", "lookup", "value_fits"]
+__all__ = ["dataclass_keys", "load_schema", "lookup", "set_key", "value_fits"]
 
 #: Types whose values are free-form mappings: any sub-key is accepted.
 MAPPING = "dict"
@@ -95,8 +95,19 @@ def lookup(schema: dict[str, str], key: str) -> str | None:
     return None
 
 
+def set_key(tree: dict, key: str, value: object) -> None:
+    """Set dotted ``key`` of a nested config to ``value``, making the sections it needs."""
+    *sections, leaf = key.split(".")
+    for name in sections:
+        tree = tree.setdefault(name, {})
+    tree[leaf] = value
+
+
 def value_fits(kind: str, value: object) -> bool:
-    """Whether a YAML scalar or list ``value`` suits a field of type ``kind``."""
+    """Whether a YAML scalar or list ``value`` suits a field of type ``kind`` (``null`` or
+    ``missing``: a key a framework's examples leave unset, any value)."""
+    if kind in ("null", "missing"):
+        return True
     optional = kind.endswith("?")
     kind = kind.rstrip("?")
     if value is None:

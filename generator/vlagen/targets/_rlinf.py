@@ -26,7 +26,7 @@ from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..families import FAMILIES
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
-from ._config_schema import load_schema
+from ._config_schema import load_schema, set_key
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -256,6 +256,7 @@ class RlinfPlan:
     max_prompt_length: int
     config: dict[str, Any]  #: the Hydra YAML, as data
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
+    own: tuple[str, ...]  #: the keys the spec's ``targets[i].config`` sets
     world_size: int  #: GPUs training needs (:func:`world_size`)
     #: Hydra overrides that run it on one GPU (see :func:`one_gpu_overrides`).
     one_gpu_overrides: tuple[str, ...]
@@ -267,7 +268,7 @@ class RlinfPlan:
     @property
     def comments(self) -> Mapping[str, str]:
         """End-of-line comments of the config: where each batch key came from."""
-        return comments(self.derived)
+        return comments(self.derived, self.own)
 
     @property
     def camera_tuples(self) -> tuple[tuple[str, str, int | None], ...]:
@@ -333,6 +334,11 @@ def one_gpu_overrides(spec: Spec) -> tuple[str, ...]:
 
 def env_group_size(spec: Spec, index: int) -> int:
     return spec.training.group_size if spec.targets[index].algorithm in GROUPED else 1
+
+
+def rounds_key(version: RlinfVersion) -> str:
+    """Where the version reads ``rollout_epoch``."""
+    return ("env.train" if version.rollout_epoch_under_env else "algorithm") + ".rollout_epoch"
 
 
 def derived_batch(spec: Spec, index: int, rounds_key: str) -> tuple[Derived, ...]:
@@ -732,6 +738,9 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         config["actor"]["optim"]["value_lr"] = 1.0e-4
         if train_env["auto_reset"]:
             algorithm_cfg["bootstrap_type"] = "standard"
+    own = spec.targets[index].config or {}
+    for key, value in own.items():
+        set_key(config, key, value)
     plan = RlinfPlan(
         version=version,
         env_type=env_type,
@@ -746,11 +755,8 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         decisions_per_episode=decisions,
         max_prompt_length=max_prompt_length,
         config=config,
-        derived=derived_batch(
-            spec,
-            index,
-            ("env.train" if version.rollout_epoch_under_env else "algorithm") + ".rollout_epoch",
-        ),
+        derived=derived_batch(spec, index, rounds_key(version)),
+        own=tuple(own),
         world_size=world_size(spec),
         one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=()
@@ -861,6 +867,9 @@ def rlinf_target(
     def planner(spec: Spec, index: int) -> RlinfPlan:
         return make_rlinf_plan(spec, index, version)
 
+    def derived(spec: Spec, index: int) -> tuple[Derived, ...]:
+        return derived_batch(spec, index, rounds_key(version))
+
     return TargetDecl(
         framework="rlinf",
         version=version_line,
@@ -876,6 +885,8 @@ def rlinf_target(
         checks=rlinf_checks,
         templates="rlinf",
         planner=planner,
+        config_keys=lambda: load_schema(version.schema)["keys"],
+        derived=derived,
         # What the modules the verification tests import from RLinf (installed --no-deps)
         # import in turn; regex comes with transformers, which a custom family lacks.
         test_requirements=(

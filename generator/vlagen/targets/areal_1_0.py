@@ -39,7 +39,7 @@ from ..batch import Derived, comments, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
-from ._config_schema import load_schema, lookup, value_fits
+from ._config_schema import load_schema, lookup, set_key, value_fits
 
 if TYPE_CHECKING:
     from ..spec import Spec, Training
@@ -68,12 +68,13 @@ class ArealPlan:
     row_tokens: int  #: a decision row's token budget (images, prompt text, actions)
     config: dict[str, Any]  #: the YAML, as data
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
+    own: tuple[str, ...]  #: the keys the spec's ``targets[i].config`` sets
     version: str = AREAL_VERSION
 
     @property
     def comments(self) -> Mapping[str, str]:
         """End-of-line comments of the config: where each batch key came from."""
-        return comments(self.derived)
+        return comments(self.derived, self.own)
 
 
 def gpu_split(spec: Spec) -> tuple[int, int]:
@@ -277,6 +278,9 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             "max_decisions": decisions(spec),
         },
     }
+    own = spec.targets[index].config or {}
+    for key, value in own.items():
+        set_key(config, key, value)
     problems = config_problems(config)
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("AReaL config does not match GRPOConfig:\n" + "\n".join(problems))
@@ -289,13 +293,15 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         image_tokens=images,
         row_tokens=row,
         config=config,
-        derived=derived_batch(spec, row),
+        derived=derived_batch(spec, index),
+        own=tuple(own),
     )
 
 
-def derived_batch(spec: Spec, row: int) -> tuple[Derived, ...]:
+def derived_batch(spec: Spec, index: int) -> tuple[Derived, ...]:
     """AReaL's batch keys, each with where it comes from in the spec's training block."""
     t = spec.training
+    row = image_tokens(spec) + PROMPT_TEXT_BUDGET + spec.model.action.chunk * spec.model.action.dim
     envs = "training.envs" if t.envs is not None else "training.groups x group_size"
     return (
         Derived(
@@ -394,6 +400,8 @@ TARGET = TargetDecl(
     checks=(areal_checks,),
     templates="areal",
     planner=make_areal_plan,
+    config_keys=lambda: load_schema(SCHEMA),
+    derived=derived_batch,
     # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL
     runtime_requirements=("datasets", "pillow"),
     # What AReaL 1.0.4's modules the tests run import on CPU, AReaL being installed --no-deps

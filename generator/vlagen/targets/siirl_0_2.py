@@ -341,6 +341,14 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
             "one trajectory: embodied_actor.update_policy forwards only the first "
             "trajectory of a larger micro-batch",
         ),
+        Derived(
+            "actor_rollout_ref.actor.traj_mini_batch_size",
+            traj_mini_batch(trajectory_length(spec)),
+            f"forward passes per backward pass: the largest divisor of a trajectory's "
+            f"{trajectory_length(spec)} up to siiRL's default {TRAJ_MINI_BATCH} (its actor "
+            "asserts it divides them); siiRL's memory knob, in place of "
+            "training.micro_batch_size_per_gpu, which it has no use for",
+        ),
     )
 
 
@@ -446,6 +454,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         "actor_rollout_ref.embodied.n_gpus_per_node",  # the same value: the env's GPU ids
         "trainer.total_epochs",
     )
+    own = spec.targets[index].config or {}
+    overrides = [(k, v) for k, v in overrides if k not in own] + list(own.items())
     keys = {k for k, _ in overrides} | set(runtime)
     problems = override_problems(overrides, list(runtime))
     if problems:  # a bug in this module, caught before any file is written
@@ -788,6 +798,8 @@ TARGET = TargetDecl(
     checks=(siirl_checks, siirl_resources),
     templates="siirl_0_2",
     planner=make_siirl_plan,
+    config_keys=lambda: load_schema(SCHEMA),
+    derived=lambda spec, index: derived_batch(spec),
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
     # embeddings; without it the reward manager's compute_score is None) but not declared.
     runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),

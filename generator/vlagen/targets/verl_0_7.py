@@ -50,7 +50,7 @@ from ..batch import Derived, comments, largest_divisor, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import FrameworkSource, TargetDecl, decision_steps, unhonoured_resources
-from ._config_schema import load_schema
+from ._config_schema import load_schema, set_key
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -131,13 +131,14 @@ class VerlPlan:
     model_type: str  #: the tiny checkpoint's ``config.model_type`` (verl's HFModelConfig reads it)
     config: dict[str, Any]  #: the Hydra YAML, as data
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
+    own: tuple[str, ...]  #: the keys the spec's ``targets[i].config`` sets
     tag: str = VERL_TAG  #: the verl source tag the package runs on
     commit: str = VERL_COMMIT
 
     @property
     def comments(self) -> Mapping[str, str]:
         """End-of-line comments of the config: where each batch key came from."""
-        return comments(self.derived)
+        return comments(self.derived, self.own)
 
 
 def group_size(spec: Spec, index: int) -> int:
@@ -455,6 +456,9 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             }
         },
     }
+    own = spec.targets[index].config or {}
+    for key, value in own.items():
+        set_key(config, key, value)
     problems = config_problems(config)
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("verl config does not match verl's layout:\n" + "\n".join(problems))
@@ -475,6 +479,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         model_type=(BACKBONES[model.backbone].model_types or ("llava",))[0],
         config=config,
         derived=derived_batch(spec, index),
+        own=tuple(own),
     )
 
 
@@ -655,6 +660,8 @@ TARGET = TargetDecl(
     checks=(verl_checks,),
     templates="verl",
     planner=make_verl_plan,
+    config_keys=lambda: load_schema(SCHEMA)["keys"],
+    derived=derived_batch,
     test_requirements=(
         "omegaconf",
         "hydra-core",

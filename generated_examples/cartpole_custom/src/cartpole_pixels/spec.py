@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "a65c47ccd1e3b4b8e6861eae7402e4bda2cb177128dc5d2a60b4ee5ef67e6e3c"
+SPEC_HASH: Final = "67bae76f091a833cf455f33c28bd293ccdb7ff8058b6ca6d7e173fef6825b649"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +354,7 @@ SPEC: Final = Spec(
         backend_class=None,
         video=None,
     ),
-    targets=(Target(framework="rlinf", version="0.3", algorithm="grpo"),),
+    targets=(Target(framework="rlinf", version="0.3", algorithm="grpo", config=None),),
     training=Training(
         seed=3,
         learning_rate=0.0003,

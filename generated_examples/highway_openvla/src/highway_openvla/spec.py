@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "27866c10c3b98a04f0ec29078534c91ce79b1b18e58bbbad4c1c622638871be0"
+SPEC_HASH: Final = "bf0b4780005e3798bb5184eb028bc801d6549d96992f57f53e27fd14fbea11f6"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,8 +372,8 @@ SPEC: Final = Spec(
         video=Video(camera="front", dir="videos", fps=5, format="gif", max_envs=1),
     ),
     targets=(
-        Target(framework="rlinf", version="0.3", algorithm="gae"),
-        Target(framework="siirl", version="0.2", algorithm="grpo"),
+        Target(framework="rlinf", version="0.3", algorithm="gae", config=None),
+        Target(framework="siirl", version="0.2", algorithm="grpo", config=None),
     ),
     training=Training(
         seed=7,

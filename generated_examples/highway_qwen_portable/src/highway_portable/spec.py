@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "a34677be898600a2523222a4c8702833362091ffbfc54ae006e6ff443f2f9da4"
+SPEC_HASH: Final = "341f402498c08d73b647b8c9929c220e110d88e693591c721c0c1a769a45b682"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,10 +372,10 @@ SPEC: Final = Spec(
         video=None,
     ),
     targets=(
-        Target(framework="areal", version="1.0", algorithm="grpo"),
-        Target(framework="rlinf", version="0.3", algorithm="grpo"),
-        Target(framework="siirl", version="0.2", algorithm="grpo"),
-        Target(framework="verl", version="0.7", algorithm="grpo"),
+        Target(framework="areal", version="1.0", algorithm="grpo", config=None),
+        Target(framework="rlinf", version="0.3", algorithm="grpo", config=None),
+        Target(framework="siirl", version="0.2", algorithm="grpo", config=None),
+        Target(framework="verl", version="0.7", algorithm="grpo", config=None),
     ),
     training=Training(
         seed=5,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "e493cec28a35c8626152527193eb9e21f93ce3941c1eca96fe6846109ea7b8cf"
+SPEC_HASH: Final = "52920c5623baf7397aa81e30fdd78412b0b23d71937d5b14d39175e4d9c91e94"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +379,7 @@ SPEC: Final = Spec(
         backend_class=None,
         video=None,
     ),
-    targets=(Target(framework="areal", version="1.0", algorithm="grpo"),),
+    targets=(Target(framework="areal", version="1.0", algorithm="grpo", config=None),),
     training=Training(
         seed=3,
         learning_rate=1e-06,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "6e6b25c041bc1e5e8e9f888d80e07e4afd77c687ccbafdb1db97f44632da70d8"
+SPEC_HASH: Final = "b1bbcfce0066bdb04bec6b908dd3bc377936b66492b6110f9679b43d9f850595"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,8 +360,8 @@ SPEC: Final = Spec(
         video=None,
     ),
     targets=(
-        Target(framework="siirl", version="0.2", algorithm="srpo"),
-        Target(framework="rlinf", version="0.3", algorithm="grpo"),
+        Target(framework="siirl", version="0.2", algorithm="srpo", config=None),
+        Target(framework="rlinf", version="0.3", algorithm="grpo", config=None),
     ),
     training=Training(
         seed=42,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "4d5c32f012e5abc93028fb459467268c966d70da4ca775dc29b02bc22c8c426c"
+SPEC_HASH: Final = "fcc39ffc1737f65bad2feb9fad9a559b4b7de28c7e51bd6b9b932ebd5cfd0817"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,8 +366,8 @@ SPEC: Final = Spec(
         video=None,
     ),
     targets=(
-        Target(framework="rlinf", version="0.3", algorithm="grpo"),
-        Target(framework="siirl", version="0.2", algorithm="grpo"),
+        Target(framework="rlinf", version="0.3", algorithm="grpo", config=None),
+        Target(framework="siirl", version="0.2", algorithm="grpo", config=None),
     ),
     training=Training(
         seed=0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "14ccb63189313a53d508f7dc3ca131b1a8ba2adfca3a7358fb9cd16df397acb3"
+SPEC_HASH: Final = "bbf0c5b7694223b057a062a806984930fc41cec817ffbfc754454b9f6a055e62"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -253,6 +253,7 @@ class Target:
     framework: str
     version: str
     algorithm: str
+    config: dict[str, object] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +364,7 @@ SPEC: Final = Spec(
         backend_class=None,
         video=None,
     ),
-    targets=(Target(framework="verl", version="0.7", algorithm="grpo"),),
+    targets=(Target(framework="verl", version="0.7", algorithm="grpo", config=None),),
     training=Training(
         seed=42,
         learning_rate=1e-05,
