@@ -108,3 +108,44 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
         assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
         assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
+
+
+QWEN = (REPO / "specs" / "highway_qwen_waypoint.yaml").read_text()
+QWEN_TARGETS = """targets:
+  - {framework: areal, version: "1.0", algorithm: grpo}
+  - {framework: rlinf, version: "0.3", algorithm: grpo}
+  - {framework: siirl, version: "0.2", algorithm: grpo}
+"""
+
+
+def _qwen_text() -> str:
+    head, rest = QWEN.split("targets:\n", 1)
+    return head + QWEN_TARGETS + rest.split("\n\n", 1)[1]
+
+
+def _relative_imports(source: str) -> list[tuple[str, str]]:
+    """``(module, name)`` of every ``from .module import name`` in ``source``, at any depth."""
+    return [
+        (node.module or "", alias.name)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    ]
+
+
+def test_each_parity_module_imports_only_what_its_targets_modules_define() -> None:
+    """On a Qwen-VL spec siiRL's harness has no TinyOpenVLA (the package's SiirlVLA is the
+    model): every name a target's parity module imports from its own folder is defined there."""
+    tree = generate(load_spec_text(_qwen_text(), "q.yaml").spec).tree
+    package = "src/highway_qwen"
+    for framework in ("rlinf", "siirl"):
+        folder = f"{package}/targets/{framework}"
+        for module, name in _relative_imports(tree[f"{folder}/parity.py"].content):
+            if not module and f"{folder}/{name}.py" in tree:
+                continue  # a module of the folder
+            path = f"{folder}/{module}.py" if module else f"{folder}/__init__.py"
+            defined = {
+                getattr(n, "name", None) or getattr(getattr(n, "targets", [None])[0], "id", None)
+                for n in ast.parse(tree[path].content).body
+            }
+            assert name in defined, f"{framework}/parity.py imports {name} from .{module}"
