@@ -59,11 +59,11 @@ def test_a_spec_of_one_target_gets_no_parity_run() -> None:
     assert "src/tiny_vla/targets/rlinf/cpu.py" in tree  # the fidelity tests' stand-ins stay
 
 
-def test_a_target_without_a_parity_module_is_listed_and_reported_not_run() -> None:
+def test_verl_is_a_parity_target_with_its_module() -> None:
     spec = load_spec_text(HIGHWAY, "s.yaml").spec
     planned = make_plan(spec).targets
     verl = PlannedTarget(find_target("verl", "0.7"), "grpo")
-    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", False)
+    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", True)
     assert _parity_targets(planned[:1]) == ()  # one target: nothing to compare
 
 
