@@ -76,13 +76,16 @@ def test_rlinf_0_2_has_no_parity_module_but_siirl_runs() -> None:
 
 
 @pytest.mark.slow
-def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
-    """highway_openvla (RLinf gae, siiRL grpo) and the same spec with RLinf on grpo: the
-    package's parity test passes, and the command prints the table and exits 0."""
+def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: Path) -> None:
+    """highway_openvla (RLinf gae, siiRL grpo) with verl grpo as a third target, and the
+    same spec with RLinf on grpo: the package's parity test passes, and the command prints
+    the table and exits 0."""
+    three = yaml.safe_load(HIGHWAY)
+    three["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
     data = yaml.safe_load(HIGHWAY)
     data["targets"][0]["algorithm"] = "grpo"
     data["model"]["value_head"] = False
-    for name, text in (("gae", HIGHWAY), ("grpo", yaml.safe_dump(data))):
+    for name, text in (("gae", yaml.safe_dump(three)), ("grpo", yaml.safe_dump(data))):
         out = tmp_path / name
         spec = tmp_path / f"{name}.yaml"
         spec.write_text(text)
@@ -103,11 +106,17 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
                 "TMPDIR": str(tmp_path),
                 "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
                 "HF_HUB_OFFLINE": "1",
+                "VERL_SRC": str(verl_src),
             },
         )
         assert done.returncode == 0, done.stdout + done.stderr
+        print(done.stdout)
         assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
         assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
+        if name == "gae":
+            assert "PASS  log-probs          siirl vs verl" in done.stdout
+            assert "verl 0.7 grpo:" in done.stdout
+            assert "verl/trainer/ppo/core_algos.py" in done.stdout
 
 
 QWEN = (REPO / "specs" / "highway_qwen_waypoint.yaml").read_text()
