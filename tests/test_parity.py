@@ -59,11 +59,11 @@ def test_a_spec_of_one_target_gets_no_parity_run() -> None:
     assert "src/tiny_vla/targets/rlinf/cpu.py" in tree  # the fidelity tests' stand-ins stay
 
 
-def test_a_target_without_a_parity_module_is_listed_and_reported_not_run() -> None:
+def test_verl_is_a_parity_target_with_its_module() -> None:
     spec = load_spec_text(HIGHWAY, "s.yaml").spec
     planned = make_plan(spec).targets
     verl = PlannedTarget(find_target("verl", "0.7"), "grpo")
-    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", False)
+    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", True)
     assert _parity_targets(planned[:1]) == ()  # one target: nothing to compare
 
 
@@ -76,13 +76,16 @@ def test_rlinf_0_2_has_no_parity_module_but_siirl_runs() -> None:
 
 
 @pytest.mark.slow
-def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
-    """highway_openvla (RLinf gae, siiRL grpo) and the same spec with RLinf on grpo: the
-    package's parity test passes, and the command prints the table and exits 0."""
+def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: Path) -> None:
+    """highway_openvla (RLinf gae, siiRL grpo) with verl grpo as a third target, and the
+    same spec with RLinf on grpo: the package's parity test passes, and the command prints
+    the table and exits 0."""
+    three = yaml.safe_load(HIGHWAY)
+    three["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
     data = yaml.safe_load(HIGHWAY)
     data["targets"][0]["algorithm"] = "grpo"
     data["model"]["value_head"] = False
-    for name, text in (("gae", HIGHWAY), ("grpo", yaml.safe_dump(data))):
+    for name, text in (("gae", yaml.safe_dump(three)), ("grpo", yaml.safe_dump(data))):
         out = tmp_path / name
         spec = tmp_path / f"{name}.yaml"
         spec.write_text(text)
@@ -103,8 +106,55 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path) -> None:
                 "TMPDIR": str(tmp_path),
                 "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
                 "HF_HUB_OFFLINE": "1",
+                "VERL_SRC": str(verl_src),
             },
         )
         assert done.returncode == 0, done.stdout + done.stderr
+        print(done.stdout)
         assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
         assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
+        if name == "gae":
+            assert "PASS  log-probs          siirl vs verl" in done.stdout
+            assert "verl 0.7 grpo:" in done.stdout
+            assert "verl/trainer/ppo/core_algos.py" in done.stdout
+
+
+QWEN = (REPO / "specs" / "highway_qwen_waypoint.yaml").read_text()
+QWEN_TARGETS = """targets:
+  - {framework: areal, version: "1.0", algorithm: grpo}
+  - {framework: rlinf, version: "0.3", algorithm: grpo}
+  - {framework: siirl, version: "0.2", algorithm: grpo}
+"""
+
+
+def _qwen_text() -> str:
+    head, rest = QWEN.split("targets:\n", 1)
+    return head + QWEN_TARGETS + rest.split("\n\n", 1)[1]
+
+
+def _relative_imports(source: str) -> list[tuple[str, str]]:
+    """``(module, name)`` of every ``from .module import name`` in ``source``, at any depth."""
+    return [
+        (node.module or "", alias.name)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    ]
+
+
+def test_each_parity_module_imports_only_what_its_targets_modules_define() -> None:
+    """On a Qwen-VL spec siiRL's harness has no TinyOpenVLA (the package's SiirlVLA is the
+    model): every name a target's parity module imports from its own folder is defined there."""
+    tree = generate(load_spec_text(_qwen_text(), "q.yaml").spec).tree
+    package = "src/highway_qwen"
+    for framework in ("rlinf", "siirl"):
+        folder = f"{package}/targets/{framework}"
+        for module, name in _relative_imports(tree[f"{folder}/parity.py"].content):
+            if not module and f"{folder}/{name}.py" in tree:
+                continue  # a module of the folder
+            path = f"{folder}/{module}.py" if module else f"{folder}/__init__.py"
+            defined = {
+                getattr(n, "name", None) or getattr(getattr(n, "targets", [None])[0], "id", None)
+                for n in ast.parse(tree[path].content).body
+            }
+            assert name in defined, f"{framework}/parity.py imports {name} from .{module}"

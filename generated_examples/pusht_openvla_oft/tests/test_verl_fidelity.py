@@ -16,43 +16,15 @@ spawned process, the actor/rollout worker's ``switch_to_rollout`` / ``generate_s
 ``ActorRolloutRefWorker.__init__`` (device meshes, dispatch registration, batch-size
 normalization); FSDP over a one-rank gloo group as this package's worker builds it; and
 the config composed by Hydra from ``config.yaml`` with verl's ``ppo_trainer`` defaults.
-All of it with this package's registration (``register.setup``) in place.
-
-Stand-ins, each for something that cannot run here:
-
-- :class:`LocalWorkerGroup` for ``RayWorkerGroup``: one worker constructed in this
-  process (``world_size`` 1); a method registered ``blocking=False`` returns a finished
-  future (``.get()``), as Ray's ``ObjectRef`` would after ``ray.get``. With one rank verl's
-  dispatch and collect functions pass the data through unchanged.
-- :class:`LocalRay` and :class:`LocalTask` for ``ray`` in ``main_ppo.main``: Ray is
-  taken as initialized, and ``main_task.remote`` runs the task in this process.
-- :func:`local_init_workers` for ``RobRayPPOTrainer.init_workers``: Ray resource pools,
-  placement groups and colocated worker classes need a Ray cluster. It constructs the two
-  classes ``main_task`` put in ``role_worker_mapping`` (``ray.remote``'s
-  ``__ray_actor_class__``) with the arguments ``init_workers`` gives them, calls
-  ``init_model`` and builds the ``EnvLoop`` as ``init_workers`` does.
-- The process group: verl's workers would create it with ``cpu:gloo,cpu:nccl`` (no NCCL
-  on a CPU); the test creates the one-rank gloo group first, and ``torch.distributed``
-  runs over it.
-- :func:`topk_reduce_ratio_min_max` for verl's (the actor/rollout worker's timing
-  metrics): verl's all-gathers a 0-d tensor into 1-element tensors, which NCCL accepts
-  and gloo refuses; the stand-in gathers a 1-element tensor.
-- ``torch.cpu``'s missing accelerator API (:data:`CPU_API`), which verl's worker calls
-  through ``get_torch_device()``: ``get_rng_state`` / ``set_rng_state`` /
-  ``manual_seed`` for the rollout's random states are torch's CPU generator;
-  ``memory_*`` (``aggressive_empty_cache``, metrics) are 0 bytes and ``empty_cache``
-  does nothing.
+All of it with this package's registration (``register.setup``) in place, and the
+stand-ins for Ray, NCCL and the accelerator that :mod:`pusht_openvla_oft.targets.verl.cpu`
+names (``python -m pusht_openvla_oft.parity`` runs the same step).
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime
-import socket
-import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 import pytest
@@ -66,6 +38,7 @@ from omegaconf import OmegaConf, open_dict
 from pusht_openvla_oft.model import build_tiny
 from pusht_openvla_oft.spec import SPEC
 from pusht_openvla_oft.targets.verl import import_verl, train
+from pusht_openvla_oft.targets.verl.cpu import Scale, cpu_world, run_step, write_data
 from pusht_openvla_oft.targets.verl.register import HOOK, calculate_reward, setup
 from pusht_openvla_oft.targets.verl.train import ConfigError, check, compose
 
@@ -77,262 +50,7 @@ DECISIONS = 2  #: decisions per episode in this run
 PROMPTS = 2  #: data rows per step (data.train_batch_size)
 GROUP = 2  #: rollouts per row (actor_rollout_ref.rollout.n)
 ROWS = PROMPTS * GROUP * DECISIONS  #: decision rows after flatten_trajectories
-
-
-# -- stand-ins for Ray and the accelerator -----------------------------------------------------
-
-
-class Done:
-    """A finished future: what ``ray.get`` of a non-blocking call returns, at once."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def get(self) -> Any:
-        return self.value
-
-
-class LocalWorkerGroup:
-    """``RayWorkerGroup`` of one worker in this process; records each call.
-
-    ``update_actor`` gets known advantages in place of verl's: trajectory ``k``'s are
-    ``(-1) ** k`` on its response tokens, so the update is checked with advantages that
-    cannot vanish (a group of a random tiny policy, started alike, often earns one reward,
-    and then GRPO's are all zero). verl's own are kept in ``computed_advantages``;
-    ``test_compute_advantage`` checks them."""
-
-    def __init__(self, worker: Any) -> None:
-        self.worker = worker
-        self.world_size = 1
-        self.calls: list[tuple[str, tuple, Any]] = []
-        self.computed_advantages: torch.Tensor | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.worker, name)
-        magic = import_verl("verl.single_controller.base.decorator").MAGIC_ATTR
-        blocking = getattr(method, magic, {}).get("blocking", True)
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if name == "update_actor":
-                batch = args[0].batch
-                self.computed_advantages = batch["advantages"].clone()
-                sign = 1.0 - 2.0 * (torch.arange(batch.batch_size[0]) % 2)
-                batch["advantages"] = sign[:, None] * batch["response_mask"].float()
-            value = method(*args, **kwargs)
-            self.calls.append((name, args, value))
-            return value if blocking else Done(value)
-
-        return call
-
-
-def local_init_workers(self: Any) -> None:
-    """``RobRayPPOTrainer.init_workers`` with the two worker groups in this process."""
-    role = import_verl("verl.trainer.ppo.utils").Role
-    actor_cls = self.role_worker_mapping[role.ActorRollout].__ray_actor_class__
-    env_cls = self.role_worker_mapping[role.Env].__ray_actor_class__
-    RUN.trainer = self
-    self.actor_rollout_wg = LocalWorkerGroup(
-        actor_cls(config=self.config.actor_rollout_ref, role="actor_rollout")
-    )
-    self.actor_rollout_wg.init_model()
-    self.env_wg = LocalWorkerGroup(env_cls(config=self.config.env))
-    self.async_rollout_mode = True
-    loop_cls = import_verl("verl.experimental.vla.env_loop").EnvLoop
-    self.async_rollout_manager = loop_cls(
-        config=self.config, rollout_wg=self.actor_rollout_wg, env_wg=self.env_wg
-    )
-    generate = self.async_rollout_manager.generate_sequences
-    self.generated = []
-
-    def generate_sequences(prompts: Any, reset_future: Any) -> Any:
-        out = generate(prompts, reset_future)
-        self.generated.append(out)
-        return out
-
-    self.async_rollout_manager.generate_sequences = generate_sequences
-
-
-RUN = SimpleNamespace(trainer=None)
-
-
-class LocalRay:
-    """``ray`` as ``main_ppo`` uses it: already "initialized" (the cluster is this
-    process), ``ray.get`` of a finished result, and Ray's own ``ray.remote`` (which
-    ``main_task`` applies to the worker classes without starting Ray)."""
-
-    remote = staticmethod(__import__("ray").remote)
-
-    @staticmethod
-    def is_initialized() -> bool:
-        return True
-
-    @staticmethod
-    def get(value: Any) -> Any:
-        return value
-
-
-class LocalTask:
-    """``main_task`` (a ``ray.remote`` function) run in this process by ``.remote``."""
-
-    def __init__(self, task: Any) -> None:
-        self.function = task._function
-
-    def remote(self, config: Any) -> Any:
-        return self.function(config)
-
-
-def _no_bytes(*args: Any) -> int:
-    return 0
-
-
-def _no_op(*args: Any) -> None:
-    return None
-
-
-#: What verl's worker calls on ``get_torch_device()``, which ``torch.cpu`` lacks.
-CPU_API = {
-    "get_rng_state": torch.get_rng_state,
-    "set_rng_state": torch.set_rng_state,
-    "manual_seed": torch.manual_seed,
-    "memory_allocated": _no_bytes,
-    "memory_reserved": _no_bytes,
-    "max_memory_allocated": _no_bytes,
-    "max_memory_reserved": _no_bytes,
-    "empty_cache": _no_op,
-}
-
-
-#: Modules that bound verl's ``topk_reduce_ratio_min_max`` by name.
-TIMING_MODULES = ("verl.experimental.vla.fsdp_workers", "verl.workers.fsdp_workers")
-
-
-def topk_reduce_ratio_min_max(timing: float, k: int = 10) -> tuple[float, float, float]:
-    """verl's ``utils.profiler.performance.topk_reduce_ratio_min_max`` with the timing
-    gathered as a 1-element tensor: verl's gathers a 0-d tensor into 1-element ones, which
-    NCCL takes (same element count) and gloo refuses."""
-    world = torch.distributed.get_world_size()
-    gathered = [torch.zeros(1) for _ in range(world)]
-    torch.distributed.all_gather(gathered, torch.tensor([timing], dtype=torch.float32))
-    stack = torch.stack(gathered)
-    top = torch.quantile(stack, 1 - k / 100)
-    return (stack > top).float().mean().item(), stack.min().item(), stack.max().item()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def cpu_world(tmp: Path):
-    """The environment a Ray worker of rank 0 of 1 has, a one-rank gloo group, the CPU
-    stand-ins above, and this package's registration."""
-    mp = pytest.MonkeyPatch()
-    for key, value in {
-        "WORLD_SIZE": "1",
-        "RANK": "0",
-        "LOCAL_RANK": "0",
-        "LOCAL_WORLD_SIZE": "1",
-        "MASTER_ADDR": "127.0.0.1",
-        "MASTER_PORT": str(_free_port()),
-    }.items():
-        mp.setenv(key, value)
-    for name, function in CPU_API.items():
-        mp.setattr(torch.cpu, name, function, raising=False)
-    for name in TIMING_MODULES:
-        mp.setattr(
-            import_verl(name), "topk_reduce_ratio_min_max", topk_reduce_ratio_min_max
-        )
-    started = not torch.distributed.is_initialized()
-    if started:
-        torch.distributed.init_process_group(
-            "gloo",
-            init_method=f"file://{tmp / 'process_group'}",
-            rank=0,
-            world_size=1,
-            timeout=datetime.timedelta(seconds=60),
-        )
-    setup()
-    trainer = import_verl("verl.experimental.vla.rob_ray_trainer").RobRayPPOTrainer
-    mp.setattr(trainer, "init_workers", local_init_workers)
-    try:
-        yield
-    finally:
-        if started:
-            torch.distributed.destroy_process_group()
-        mp.undo()
-
-
-def stop_simulators(trainer: Any) -> None:
-    """End the env worker's simulator processes (verl's ``EnvManager`` spawns them), by
-    SIGKILL: a simulator on pygame (highway-env) takes SIGTERM for a quit event (SDL), and
-    ``multiprocessing`` would wait for it at exit."""
-    env_wg = getattr(trainer, "env_wg", None)
-    for manager in env_wg.worker.simulator_list if env_wg is not None else ():
-        if manager.process is not None:
-            manager.process.kill()
-            manager.process.join(timeout=30)
-
-
-def write_data(directory: Path) -> Path:
-    """``PROMPTS`` rows of the first initial state of each task, in the columns verl reads."""
-    import pandas as pd
-
-    from pusht_openvla_oft.env import make_env
-
-    with contextlib.closing(
-        make_env(backend=BACKEND, num_envs=1, workers=0, video=False)
-    ) as env:
-        tasks = env.tasks
-    rows = [
-        {
-            "state_ids": sum(t.num_states for t in tasks[: i % len(tasks)]),
-            "task_ids": i % len(tasks),
-            "prompt": tasks[i % len(tasks)].description,
-            "data_source": "pusht_openvla_oft",
-            "ability": "robot",
-        }
-        for i in range(PROMPTS)
-    ]
-    directory.mkdir(parents=True, exist_ok=True)
-    for name in ("train", "val"):
-        pd.DataFrame(rows).to_parquet(directory / f"{name}.parquet")
-    return directory
-
-
-def overrides(tiny: str, data: Path, out: Path, algorithm: str) -> list[str]:
-    """config.yaml, scaled to one CPU: ``PROMPTS`` x ``GROUP`` envs, ``DECISIONS``
-    decisions, one step, nothing saved."""
-    backend = "null" if BACKEND is None else BACKEND
-    return [
-        f"actor_rollout_ref.model.path={tiny}",
-        f"data.train_files={data / 'train.parquet'}",
-        f"data.val_files={data / 'val.parquet'}",
-        f"data.train_batch_size={PROMPTS}",
-        f"data.val_batch_size={PROMPTS}",
-        f"actor_rollout_ref.rollout.n={GROUP}",
-        # one env worker and one actor/rollout worker, as the stand-ins run them
-        "trainer.nnodes=1",
-        "trainer.n_gpus_per_node=2",
-        "trainer.n_env_gpus_per_node=1",
-        "trainer.n_rollout_gpus_per_node=1",
-        "env.disagg_sim.enable=false",
-        "env.rollout.pipeline_stage_num=1",
-        f"env.train.num_envs={PROMPTS * GROUP}",
-        f"env.train.max_episode_steps={DECISIONS * CHUNK}",
-        f"env.train.backend={backend}",
-        f"actor_rollout_ref.actor.ppo_mini_batch_size={PROMPTS * DECISIONS}",
-        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={ROWS // 2}",
-        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={ROWS // 2}",
-        f"algorithm.adv_estimator={algorithm}",
-        "trainer.total_training_steps=1",
-        "trainer.save_freq=-1",
-        "trainer.resume_mode=disable",
-        "trainer.device=cpu",
-        "trainer.logger=[console]",
-        f"trainer.default_local_dir={out / 'checkpoints'}",
-    ]
+SCALE = Scale(PROMPTS, GROUP, DECISIONS, BACKEND)
 
 
 @pytest.fixture(scope="module")
@@ -340,64 +58,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
     return build_tiny(tmp_path_factory.mktemp("tiny"))
 
 
-def snapshot(module: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """This rank's copy of each parameter (its shard, under FSDP2)."""
-    return {
-        name: (p.to_local() if hasattr(p, "to_local") else p).detach().clone()
-        for name, p in module.named_parameters()
-    }
-
-
-def run_step(tmp: Path, tiny: str, extra: list[str]) -> SimpleNamespace:
-    """One ``fit`` step, started as ``train.py`` starts it: ``train.main`` (checks, then
-    verl's Hydra ``main_ppo.main`` on config.yaml), which runs ``main_task``."""
-    data = write_data(tmp / "data")
-    args = [*overrides(tiny, data, tmp, "grpo"), *extra]
-    with cpu_world(tmp):
-        main_ppo = import_verl("verl.experimental.vla.main_ppo")
-        RUN.trainer = None
-        worker_cls = import_verl(
-            "verl.experimental.vla.fsdp_workers"
-        ).RobActorRolloutRefWorker
-        before: dict[str, torch.Tensor] = {}
-        original_init_model = worker_cls.init_model
-
-        def init_model(self: Any) -> None:
-            original_init_model(self)
-            before.update(snapshot(self.actor_module_fsdp))
-
-        mp = pytest.MonkeyPatch()
-        mp.setattr(worker_cls, "init_model", init_model)
-        mp.setattr(main_ppo, "ray", LocalRay)
-        mp.setattr(main_ppo, "main_task", LocalTask(main_ppo.main_task))
-        mp.setattr(sys, "argv", ["train"])
-        try:
-            train.main(args)
-        finally:
-            mp.undo()
-            stop_simulators(RUN.trainer)
-        trainer = RUN.trainer
-        actor = trainer.actor_rollout_wg.worker
-        after = snapshot(actor.actor_module_fsdp)
-        calls = {name: (a, value) for name, a, value in trainer.actor_rollout_wg.calls}
-        return SimpleNamespace(
-            cfg=compose(args),
-            trainer=trainer,
-            actor=actor,
-            env=trainer.env_wg.worker,
-            generated=trainer.generated[0],
-            update_batch=calls["update_actor"][0][0],
-            update_output=calls["update_actor"][1],
-            computed_advantages=trainer.actor_rollout_wg.computed_advantages,
-            before=before,
-            after=after,
-            tmp=tmp,
-        )
-
-
 @pytest.fixture(scope="module")
 def step(tmp_path_factory: pytest.TempPathFactory, tiny: str) -> SimpleNamespace:
-    return run_step(tmp_path_factory.mktemp("verl_step"), tiny, [])
+    return run_step(tmp_path_factory.mktemp("verl_step"), tiny, [], SCALE)
 
 
 # -- the step ----------------------------------------------------------------------------------
@@ -504,6 +167,7 @@ def test_fsdp2_step(tmp_path: Path, tiny: str) -> None:
         tmp_path,
         tiny,
         ["actor_rollout_ref.actor.strategy=fsdp2", "critic.strategy=fsdp2"],
+        SCALE,
     )
     fsdp_utils = import_verl("verl.utils.fsdp_utils")
     assert fsdp_utils.fsdp_version(run.actor.actor_module_fsdp) == 2
@@ -576,7 +240,7 @@ def test_validation_scores_the_episode_return(step: SimpleNamespace) -> None:
 
 
 def test_check_refuses_a_batch_that_does_not_fit_the_workers(tmp_path: Path) -> None:
-    data = write_data(tmp_path / "data")
+    data = write_data(tmp_path / "data", PROMPTS, BACKEND)
     paths = [
         f"data.train_files={data / 'train.parquet'}",
         f"data.val_files={data / 'val.parquet'}",
@@ -593,7 +257,7 @@ def test_check_refuses_a_config_that_splits_a_group(tmp_path: Path) -> None:
     """verl repeats each row rollout.n times in a row and deals the rows to env workers,
     then to their stages, in order, and the env starts the envs of one state id alike in
     runs of env.train.group_size on one stage: a group must lie on one stage, in one run."""
-    data = write_data(tmp_path / "data")
+    data = write_data(tmp_path / "data", PROMPTS, BACKEND)
     paths = [
         f"data.train_files={data / 'train.parquet'}",
         f"data.val_files={data / 'val.parquet'}",

@@ -64,7 +64,7 @@ TARGETS: tuple[Target, ...] = (
     Target("areal", "AReaL 1.0", "grpo", False),
     Target("rlinf", "RLinf 0.3", "grpo", True),
     Target("siirl", "siiRL 0.2", "grpo", True),
-    Target("verl", "verl 0.7", "grpo", False),
+    Target("verl", "verl 0.7", "grpo", True),
 )
 
 
@@ -94,9 +94,9 @@ class Decisions:
     formula: Formula
     #: Largest ``|advantage - formula|`` over the advantage function's whole output.
     formula_error: float
-    observations: tuple[tuple[str, ...], ...] = field(
-        default=()
-    )  #: ``[steps][envs]`` digests
+    #: ``[steps][envs]`` digests; the run fills them in from the envs it saw stepped, unless a
+    #: path whose envs run in another process (verl's simulator process) recorded them there.
+    observations: tuple[tuple[str, ...], ...] = field(default=())
     #: How the rewards the framework's advantage code received differ from ``returns`` (the
     #: env's, as its env wrapper passed them on), naming the framework's code; "" where not.
     reward_note: str = ""
@@ -225,8 +225,13 @@ def run(
             decisions = module.first_decisions(
                 checkpoint, seeds, steps, backend=backend
             )
-        observations = recorder.first_decisions(steps, len(seeds))
-        out.append(replace(decisions, observations=observations))
+        if (
+            not decisions.observations
+        ):  # a path whose envs ran elsewhere records them there
+            decisions = replace(
+                decisions, observations=recorder.first_decisions(steps, len(seeds))
+            )
+        out.append(decisions)
     return out
 
 

@@ -4,7 +4,7 @@
 
 siiRL's own code on the CPU (:mod:`.harness`): its ``EmbodiedHFRollout`` (this package's
 subclass) drives :class:`~.env.SiirlEnv` with the tiny checkpoint behind siiRL's OpenVLA
-interface, greedy; the pipeline's reward node and siiRL's ``core_algos.compute_advantage``
+interface (:class:`~.harness.TinyOpenVLA`), greedy; the pipeline's reward node and siiRL's ``core_algos.compute_advantage``
 score the group; siiRL's ``RobDataParallelPPOActor.compute_log_prob`` gives the log-probs.
 The group is one manifest row repeated ``rollout.n = len(seeds)`` times, as siiRL's data
 loader repeats a prompt; each trajectory is ``steps`` forwards long.

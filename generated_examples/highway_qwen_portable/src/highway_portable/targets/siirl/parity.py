@@ -4,16 +4,14 @@
 
 siiRL's own code on the CPU (:mod:`.harness`): its ``EmbodiedHFRollout`` (this package's
 subclass) drives :class:`~.env.SiirlEnv` with the tiny checkpoint behind siiRL's OpenVLA
-interface, greedy; the pipeline's reward node and siiRL's ``core_algos.compute_advantage``
+interface (:class:`~.model.SiirlVLA`, the model the launch loads), greedy; the pipeline's reward node and siiRL's ``core_algos.compute_advantage``
 score the group; siiRL's ``RobDataParallelPPOActor.compute_log_prob`` gives the log-probs.
 The group is one manifest row repeated ``rollout.n = len(seeds)`` times, as siiRL's data
 loader repeats a prompt; each trajectory is ``steps`` forwards long.
 
-siiRL's OpenVLA actor scores a token against the whole vocabulary; this package's policy
-(and RLinf's and verl's paths over it) against the action bins alone. The tiny checkpoint
-behind siiRL's interface adds ``harness.OFF_ACTION`` to every non-action logit, as a
-fine-tuned OpenVLA puts its mass on the action tokens, so the two agree within float32
-rounding here; on a real checkpoint siiRL's are lower by the mass it puts off the bins.
+siiRL's actor scores a token against every column :class:`~.model.SiirlVLA` returns: the
+policy's action logits, every other column at the lowest float, so its log-probs are the
+policy's over its action tokens, as the other targets' paths score them.
 """
 
 from __future__ import annotations
@@ -143,7 +141,8 @@ def first_decisions(
 
     from ...model import Policy
     from . import manifest, pipeline
-    from .harness import TinyOpenVLA, TinyProcessor, cpu_siirl
+    from .harness import checkpoint_processor, cpu_siirl
+    from .model import SiirlVLA
 
     n = len(seeds)
     changes = {
@@ -164,9 +163,9 @@ def first_decisions(
         args = _parsed(siirl, changes)
         config = args.actor_rollout_ref
         policy = Policy.load(checkpoint, device="cpu")
-        model = TinyOpenVLA(policy, config.embodied.unnorm_key, TOKENS)
-        processor = TinyProcessor(policy)
-        # AutoProcessor.from_pretrained(model.path) would load Prismatic's processor (timm)
+        model = SiirlVLA(policy, config.embodied.unnorm_key)
+        processor = checkpoint_processor(policy)
+        # AutoProcessor.from_pretrained(model.path): the checkpoint's, less its video processor
         loader = SimpleNamespace(from_pretrained=lambda *a, **k: processor)
         rows = manifest.manifest_rows(trials=1, backend=backend)[
             :1

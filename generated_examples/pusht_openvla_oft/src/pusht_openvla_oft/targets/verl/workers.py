@@ -161,7 +161,9 @@ class FlopsConfig:
 
 def env_loop_class(base: type) -> type:
     """verl's ``EnvLoop``, keeping ``env_rewards`` ``[B, S, C]`` and the prompts'
-    non-tensors (``uid``, ``state_ids``…) in the order of its output rows."""
+    non-tensors (``uid``, ``state_ids``…) in the order of its output rows, and ``complete``
+    ``[B, S, C]`` when ``C`` is 1 (verl's ``_collate_trajectories`` squeezes the last axis,
+    and its ``compute_response_mask`` then builds a mask of the wrong shape)."""
 
     def make(base: type) -> type:
         class Loop(base):
@@ -201,6 +203,9 @@ def env_loop_class(base: type) -> type:
                     trajectories, initial_state_ids[order], meta_info
                 )
                 out.batch["env_rewards"] = rewards.float()
+                complete = out.batch["complete"]
+                if complete.dim() == 2:  # verl's squeeze(-1) dropped a chunk of one
+                    out.batch["complete"] = complete.unsqueeze(-1)
                 for key, values in self._prompts.non_tensor_batch.items():
                     out.non_tensor_batch[key] = values[order]
                 return out
