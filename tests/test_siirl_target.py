@@ -380,3 +380,17 @@ def test_mini_batches_that_siiRL_normalizes_unevenly_over_its_ranks() -> None:
     (message,) = _mini_batch_errors(groups=16, group_size=3, mini_batches=4)
     assert message.endswith("set mini_batches to 2")
     assert not _mini_batch_errors(groups=16, group_size=3, mini_batches=2)
+
+
+def test_a_waypoint_decision_on_a_stepping_simulator_is_one_siirl_step() -> None:
+    """highway steps the simulator once per waypoint (4 per decision): siiRL's rollout
+    counts action_chunks_len (1) per forward pass, so its max_steps is the 6 decisions of
+    the 24-step episode and the package's env runs 4 backend steps for each."""
+    data = yaml.safe_load((REPO / "specs" / "highway_qwen_waypoint.yaml").read_text("utf-8"))
+    data["targets"] = [{"framework": "siirl", "version": "0.2", "algorithm": "grpo"}]
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    plan = make_plan(spec).target("siirl").plan
+    overrides = dict(plan.overrides)
+    assert overrides["actor_rollout_ref.embodied.action_chunks_len"] == 1
+    assert overrides["actor_rollout_ref.embodied.env.max_steps"] == 6 == plan.trajectory_length
+    assert plan.backend_steps_per_step == 4  # 6 x 4 = the spec's 24 backend steps

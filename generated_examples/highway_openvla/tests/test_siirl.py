@@ -132,7 +132,9 @@ def test_blocking_step_retires_envs_as_the_rollout_expects(env: SiirlEnv) -> Non
         )
         active = [i for i in active if results[i]["active"]]
     assert not active  # max_steps retires every env
-    assert (env.env.lengths[[0, 2]] <= env.max_steps).all()
+    assert (
+        env.env.lengths[[0, 2]] <= env.max_steps * siirl_env.BACKEND_STEPS_PER_STEP
+    ).all()
     with pytest.raises(ValueError, match="finished"):
         env.env.step(
             np.zeros((4, SPEC.model.action.chunk, SPEC.model.action.dim)), [1, 0, 0, 0]
@@ -147,9 +149,9 @@ def test_valid_images_hold_a_frame_per_env_step(env: SiirlEnv) -> None:
     frames = env.env.observe()
     for i in (0, 1):
         images = results[i]["valid_images"]
-        assert (
-            len(images) == env.env.lengths[i] - before[i] == results[i]["finish_step"]
-        )
+        assert len(images) == env.env.lengths[i] - before[i]  # backend steps
+        per_step = siirl_env.BACKEND_STEPS_PER_STEP  # finish_step counts siiRL's steps
+        assert results[i]["finish_step"] == -(-len(images) // per_step)
         np.testing.assert_array_equal(images[-1], frames[MAIN_CAMERA][i])
     assert env.frames.frames[0] == []  # taken: the next chunk starts empty
 

@@ -38,7 +38,7 @@ from ..batch import Derived, next_multiple, split_fix
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..modelplan import center_crop
-from . import TargetDecl, WarningFilter, unhonoured_resources
+from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
 from ._config_schema import load_schema, lookup, value_fits
 from ._siirl_example import EXAMPLE, ExampleRow, example_rows
 
@@ -149,6 +149,8 @@ class SiirlPlan:
     action_token_len: int  #: tokens per env step, as siiRL's reward and mask count them
     action_chunks_len: int  #: env steps per forward pass
     trajectory_length: int  #: forward passes per episode (``ceil(max_steps / chunks)``)
+    max_steps: int  #: ``embodied.env.max_steps``, in siiRL's steps (:func:`max_steps`)
+    backend_steps_per_step: int  #: backend steps per step of siiRL's counter
     tokens_per_forward: int
     task_suite: str  #: the manifest's task_suite_name and embodied.env.env_name
     unnorm_key: str
@@ -186,9 +188,22 @@ class SiirlPlan:
 
 
 def trajectory_length(spec: Spec) -> int:
-    """Forward passes per episode: siiRL's rollout steps ``action_chunks_len`` env steps at a
-    time until ``max_steps`` (``while step < max_steps``), so ``ceil(max_steps / chunks)``."""
-    return -(-spec.env.max_episode_steps // steps_per_forward(spec))
+    """Forward passes per episode: one per decision, a decision being
+    :func:`~vlagen.targets.decision_steps` backend steps (siiRL's rollout steps
+    ``action_chunks_len`` at a time until ``max_steps``, ``while step < max_steps``)."""
+    return -(-spec.env.max_episode_steps // decision_steps(spec))
+
+
+def max_steps(spec: Spec) -> int:
+    """``embodied.env.max_steps``, in the steps siiRL's rollout counts (``action_chunks_len``
+    per forward pass), which the package's env turns back into backend steps."""
+    return trajectory_length(spec) * steps_per_forward(spec)
+
+
+def backend_steps_per_step(spec: Spec) -> int:
+    """Backend steps per step of siiRL's counter (1, but a waypoint decision's steps on a
+    stepping simulator, which siiRL counts as one)."""
+    return decision_steps(spec) // steps_per_forward(spec)
 
 
 def steps_per_forward(spec: Spec) -> int:
@@ -424,7 +439,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.embodied.unnorm_key", unnorm_key),
         ("actor_rollout_ref.embodied.env.env_name", suite),
         ("actor_rollout_ref.embodied.env.num_envs", envs_key(spec)),
-        ("actor_rollout_ref.embodied.env.max_steps", env.max_episode_steps),
+        ("actor_rollout_ref.embodied.env.max_steps", max_steps(spec)),
         ("actor_rollout_ref.embodied.env.num_steps_wait", 0),
         ("actor_rollout_ref.embodied.env.model_family", "openvla"),
         ("trainer.project_name", spec.project.name),
@@ -467,6 +482,8 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         action_token_len=token_len,
         action_chunks_len=chunks,
         trajectory_length=trajectory_length(spec),
+        max_steps=max_steps(spec),
+        backend_steps_per_step=backend_steps_per_step(spec),
         tokens_per_forward=tokens,
         task_suite=suite,
         unnorm_key=unnorm_key,
@@ -683,7 +700,7 @@ def siirl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             f"steps, which must divide its length (embodied_actor.update_policy asserts it); "
             f"{length} forward passes per episode have no divisor from 2 to {TRAJ_MINI_BATCH}. "
             f"pick max_episode_steps so that it has one, e.g. "
-            f"{_nearest_divisible(length) * steps_per_forward(spec)}",
+            f"{_nearest_divisible(length) * decision_steps(spec)}",
         )
     suite = task_suite(spec)
     per_worker = max(t.in_flight // workers, 1)

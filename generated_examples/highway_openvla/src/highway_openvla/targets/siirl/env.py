@@ -38,6 +38,10 @@ BaseVLAEnvironment = import_siirl("siirl.environment.embodied.base").BaseVLAEnvi
 
 TASK_SUITE = "highway_openvla"
 UNNORM_KEY = "highway_openvla_vlagen"  # actor_rollout_ref.embodied.unnorm_key
+#: Backend steps per step of siiRL's rollout counter: a forward pass advances it by
+#: ``action_chunks_len`` and steps the backend ``actions.STEPS_PER_DECISION`` times (a
+#: waypoint decision on a stepping simulator is its waypoints' steps, counted once).
+BACKEND_STEPS_PER_STEP = 1
 CAMERA_KEYS: tuple[tuple[str, str], ...] = (("front", "agentview_image"),)
 MAIN_CAMERA = CAMERA_KEYS[0][0]
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
@@ -116,7 +120,9 @@ class SiirlEnv(BaseVLAEnvironment):
     Args:
         env_name: ``embodied.env.env_name``; must be this package's task suite.
         num_envs: Envs in the pool (``embodied.env.num_envs``).
-        max_steps: Env steps before an episode is retired (``embodied.env.max_steps``).
+        max_steps: Steps, as siiRL's rollout counts them (``action_chunks_len`` per forward
+            pass), before an episode is retired (``embodied.env.max_steps``); each is
+            ``BACKEND_STEPS_PER_STEP`` steps of the backend.
         num_steps_wait: LIBERO's settling steps; the backends settle on reset themselves.
         model_family: ``embodied.env.model_family`` (unused: actions come decoded).
         gpu_ids: The GPU this rank renders on (exported as ``MUJOCO_EGL_DEVICE_ID``).
@@ -128,7 +134,7 @@ class SiirlEnv(BaseVLAEnvironment):
         self,
         env_name: str = TASK_SUITE,
         num_envs: int = SPEC.training.group_size,
-        max_steps: int = SPEC.env.max_episode_steps,
+        max_steps: int = 40,
         num_steps_wait: int = 0,
         model_family: str = "openvla",
         gpu_ids: Sequence[int] = (0,),
@@ -153,7 +159,7 @@ class SiirlEnv(BaseVLAEnvironment):
             num_envs=num_envs,
             seed=seed,
             video=False,
-            max_episode_steps=max_steps,
+            max_episode_steps=max_steps * BACKEND_STEPS_PER_STEP,
             auto_reset=False,
         )
         self.frames = SubStepFrames(num_envs)
@@ -249,7 +255,8 @@ class SiirlEnv(BaseVLAEnvironment):
                 "obs": self.layout(obs, i),
                 "active": not self.env.over[i],
                 "complete": bool(self.env.successes[i]),
-                "finish_step": int(self.env.lengths[i]),
+                # in siiRL's steps, as its rollout counts them
+                "finish_step": -(-int(self.env.lengths[i]) // BACKEND_STEPS_PER_STEP),
                 "valid_images": self.frames.take(
                     i
                 ),  # one per env step, the last one obs's
