@@ -142,15 +142,33 @@ def test_non_action_tokens_are_counted_and_decode_to_the_middle(
     decoder = ActionDecoder(checkpoint)
     middle, missing = decoder([])  # no token at all: every one is invalid
     assert missing == TOKENS
-    ids = [FIRST_TOKEN - 1, 0] + [VOCAB_END - 1] * (
-        TOKENS - 3
-    )  # the last one is missing
-    chunk, invalid = decoder(ids)
-    assert invalid == 3
-    bad = [0, 1, TOKENS - 1]
-    np.testing.assert_array_equal(chunk.reshape(-1)[bad], middle.reshape(-1)[bad])
-    good, _ = decoder([VOCAB_END - 1] * TOKENS)
-    np.testing.assert_array_equal(chunk.reshape(-1)[2:-1], good.reshape(-1)[2:-1])
+    middle = middle.reshape(-1)
+    differs = np.zeros(TOKENS, dtype=bool)  # where a valid token decodes off the middle
+    for token in (FIRST_TOKEN, VOCAB_END - 1):  # each end of the action range
+        good, invalid = decoder([token] * TOKENS)
+        assert invalid == 0
+        good = good.reshape(-1)
+        differs |= good != middle
+        # the token at ``at`` is out of the action range (below, far below, above) or,
+        # at the end, missing: it alone is counted and decodes to the middle
+        cases = [
+            (at, [*[token] * at, bad, *[token] * (TOKENS - at - 1)])
+            for at in range(TOKENS)
+            for bad in (FIRST_TOKEN - 1, 0, VOCAB_END)
+        ]
+        cases.append((TOKENS - 1, [token] * (TOKENS - 1)))
+        for at, ids in cases:
+            chunk, invalid = decoder(ids)
+            assert invalid == 1
+            expected = good.copy()
+            expected[at] = middle[at]
+            np.testing.assert_array_equal(chunk.reshape(-1), expected)
+    assert differs.all()
+    chunk, invalid = decoder(
+        [0] * (TOKENS - 1)
+    )  # all but the last bad, the last missing
+    assert invalid == TOKENS
+    np.testing.assert_array_equal(chunk.reshape(-1), middle)
 
 
 def _decision(reward: float) -> Decision:

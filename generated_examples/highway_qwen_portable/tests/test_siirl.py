@@ -434,12 +434,6 @@ def train_config():
     return args.actor_rollout_ref
 
 
-def test_left_pad_keeps_each_row_at_the_right() -> None:
-    ids, mask = rollout.left_pad([torch.tensor([5, 6, 7]), torch.tensor([8])], pad_id=0)
-    assert ids.tolist() == [[5, 6, 7], [0, 0, 8]]
-    assert mask.tolist() == [[1, 1, 1], [0, 0, 1]]
-
-
 def test_tiny_policy_drives_the_adapter_closed_loop(tmp_path: Path) -> None:
     """The tiny policy through siiRL's blocking calls on the real simulator."""
     if SIMULATOR is not None:

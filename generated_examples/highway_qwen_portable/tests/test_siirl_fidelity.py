@@ -455,9 +455,9 @@ def test_siirls_rollout_decodes_as_the_policy_does(
     rollout.processor = checkpoint_processor(policy)
     rows = [{"images": [obs[name][i] for name in CAMERAS]} for i in range(3)]
     inputs = rollout.process_input(rows, obs["task"])
-    assert (
-        len(set(inputs["attention_mask"].sum(1).tolist())) == 3
-    )  # three prompt lengths
+    mask = inputs["attention_mask"]
+    assert len(set(mask.sum(1).tolist())) == 3  # three prompt lengths
+    assert (mask[:, -1] == 1).all() and (mask.diff(dim=1) >= 0).all()  # left-padded
     tokenizer = policy.backbone.tokenizer
     inputs.update(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id

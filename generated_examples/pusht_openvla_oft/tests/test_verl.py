@@ -488,17 +488,21 @@ def test_bad_resets_and_steps_say_what_is_wrong() -> None:
         env.reset_envs_to_state_ids([0.5] * 4, [0] * 4)
     with pytest.raises(ValueError, match=r"state_ids must be global state ids"):
         env.reset_envs_to_state_ids([-1] * 4, [0] * 4)
-    last = int(OFFSETS[-1]) - 1
-    with pytest.raises(
-        ValueError, match=f"state id {last} is task {len(TASKS) - 1}, got task 0"
-    ):
-        env.reset_envs_to_state_ids([last] * 4, [0] * 4)
+    last, task = int(OFFSETS[-1]) - 1, len(TASKS) - 1  # the last task's last state
+    # claimed as the first task, and as one past the last (the only wrong one of one task)
+    for claimed in sorted({0, task + 1} - {task}):
+        with pytest.raises(
+            ValueError, match=f"state id {last} is task {task}, got task {claimed}"
+        ):
+            env.reset_envs_to_state_ids([last] * 4, [claimed] * 4)
     env.reset_envs_to_state_ids(*grouped_ids((0, 0), (0, 0)))
     with pytest.raises(ValueError, match="actions must have shape"):
         env.chunk_step(random_actions(3))
     env.close()
-    with pytest.raises(ValueError, match="multiple of the chunk"):
-        VerlEnv(env_cfg(max_episode_steps=CHUNK + 1))
+    # no column, and (where a chunk has more than one) a chunk and a part
+    for columns in (0, CHUNK + 1) if CHUNK > 1 else (0,):
+        with pytest.raises(ValueError, match="positive multiple of the chunk"):
+            VerlEnv(env_cfg(max_episode_steps=columns))
     with pytest.raises(ValueError, match="no env.video"):
         VerlEnv(env_cfg(video_cfg={"save_video": True, "video_base_dir": "v"}))
 

@@ -23,6 +23,7 @@ names (``python -m pusht_openvla_oft.parity`` runs the same step).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -186,6 +187,42 @@ def test_checkpoint_manager_saves(step: SimpleNamespace) -> None:
         step.actor.save_checkpoint(local_path=str(path), global_step=1)
     assert any(path.glob("model_world_size_1_rank_0.pt"))
     assert any(path.glob("optim_world_size_1_rank_0.pt"))
+
+
+class NoImplicitLoop(asyncio.DefaultEventLoopPolicy):
+    """A policy like uvloop's (which AReaL's import installs): ``get_event_loop`` returns
+    the loop set on this thread and makes none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def set_event_loop(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.loop = loop
+
+    def get_event_loop(self) -> asyncio.AbstractEventLoop:
+        if self.loop is None:
+            raise RuntimeError("no current event loop")
+        return self.loop
+
+
+def test_the_world_has_a_loop_whatever_policy_came_before(tmp_path: Path) -> None:
+    """verl's ``EnvLoop`` runs ``asyncio.get_event_loop()``'s loop: it must have one,
+    with the default policy, whatever another framework's tests set in this process."""
+    before = asyncio.get_event_loop_policy()
+    other = NoImplicitLoop()
+    asyncio.set_event_loop_policy(other)
+    try:
+        with cpu_world(tmp_path):
+            assert (
+                type(asyncio.get_event_loop_policy()) is asyncio.DefaultEventLoopPolicy
+            )
+            loop = asyncio.get_event_loop()
+            assert loop.run_until_complete(asyncio.sleep(0, "ran")) == "ran"
+        assert asyncio.get_event_loop_policy() is other
+        assert loop.is_closed()
+    finally:
+        asyncio.set_event_loop_policy(before)
 
 
 # -- the config --------------------------------------------------------------------------------

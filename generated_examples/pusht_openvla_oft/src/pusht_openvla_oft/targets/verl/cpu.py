@@ -248,8 +248,13 @@ def cpu_world(tmp: Path) -> Iterator[None]:
     setup()
     trainer = import_verl("verl.experimental.vla.rob_ray_trainer").RobRayPPOTrainer
     stack.enter_context(mock.patch.object(trainer, "init_workers", local_init_workers))
-    # EnvLoop.generate_sequences runs on asyncio.get_event_loop(), which a Ray worker's main
-    # thread has and this one may not (asyncio.run, in an earlier path, unsets it)
+    # EnvLoop.generate_sequences runs on asyncio.get_event_loop(), which a fresh verl
+    # process's main thread has and this one may not: asyncio.run in an earlier path unsets
+    # it, and AReaL's import installs uvloop's policy, whose get_event_loop makes none. The
+    # step runs under asyncio's default policy, as in a verl process, then the previous one
+    # is put back.
+    stack.callback(asyncio.set_event_loop_policy, asyncio.get_event_loop_policy())
+    asyncio.set_event_loop_policy(asyncio.DefaultEventLoopPolicy())
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     stack.callback(loop.close)
