@@ -36,6 +36,7 @@ import importlib
 import itertools
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -380,15 +381,34 @@ def main(argv: list[str] | None = None) -> int:
         default="synthetic",
         help="env backend: synthetic, a stand-in with the spec's shapes (default), or the spec's own",
     )
+    parser.add_argument(
+        "--show-warnings",
+        action="store_true",
+        help="print the Python warnings the frameworks' code raised (held back by default: "
+        "run on a CPU, their GPU paths warn at every step)",
+    )
     args = parser.parse_args(argv)
     if args.steps < 1 or len(args.seeds) < 2:
         parser.error("need --steps of at least 1 and at least two --seeds (a group)")
-    with tempfile.TemporaryDirectory(prefix="highway_openvla-parity-") as scratch:
+    with (
+        warnings.catch_warnings(record=True) as caught,
+        tempfile.TemporaryDirectory(prefix="highway_openvla-parity-") as scratch,
+    ):
+        warnings.simplefilter("default")
         from .model import build_tiny  # torch, once the arguments stand
 
         checkpoint = args.checkpoint or build_tiny(scratch, seed=0)
         results = run(checkpoint, args.seeds, args.steps, backend=args.backend)
+    for w in caught if args.show_warnings else ():
+        print(
+            warnings.formatwarning(w.message, w.category, w.filename, w.lineno),
+            file=sys.stderr,
+        )
     print(table(results, args.seeds, args.steps))
+    if caught and not args.show_warnings:
+        print(
+            f"{len(caught)} Python warning(s) from the frameworks' code held back: --show-warnings"
+        )
     ran = [r for r in results if isinstance(r, Decisions)]
     return 0 if all(c.passed for c in checks(ran)) else 1
 
