@@ -34,6 +34,7 @@ import contextlib
 import hashlib
 import importlib
 import itertools
+import os
 import sys
 import tempfile
 import warnings
@@ -366,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m navsim_vla.parity", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
-        "--checkpoint", help="weights to load (default: a tiny random model)"
+        "--checkpoint", help="a local checkpoint folder (default: a tiny random model)"
     )
     parser.add_argument(
         "--seeds",
@@ -390,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.steps < 1 or len(args.seeds) < 2:
         parser.error("need --steps of at least 1 and at least two --seeds (a group)")
+    if args.checkpoint and not os.path.isdir(args.checkpoint):
+        parser.error(f"no checkpoint folder at {args.checkpoint}")
     with (
         warnings.catch_warnings(record=True) as caught,
         tempfile.TemporaryDirectory(prefix="navsim_vla-parity-") as scratch,
