@@ -16,7 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["dataclass_keys", "load_schema", "lookup", "set_key", "value_fits"]
+__all__ = ["dataclass_keys", "load_schema", "lookup", "set_keys", "value_fits"]
 
 #: Types whose values are free-form mappings: any sub-key is accepted.
 MAPPING = "dict"
@@ -101,6 +101,14 @@ def set_key(tree: dict, key: str, value: object) -> None:
     for name in sections:
         tree = tree.setdefault(name, {})
     tree[leaf] = value
+
+
+def set_keys(tree: dict, keys: dict[str, object] | None) -> tuple[str, ...]:
+    """Set each dotted key of ``keys`` (a spec's per-target ``config`` block) in a nested
+    config; the keys set, in order."""
+    for key, value in (keys or {}).items():
+        set_key(tree, key, value)
+    return tuple(keys or ())
 
 
 def value_fits(kind: str, value: object) -> bool:

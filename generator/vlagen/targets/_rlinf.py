@@ -26,7 +26,7 @@ from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from ..families import FAMILIES
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
-from ._config_schema import load_schema, set_key
+from ._config_schema import load_schema, set_keys
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -738,9 +738,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         config["actor"]["optim"]["value_lr"] = 1.0e-4
         if train_env["auto_reset"]:
             algorithm_cfg["bootstrap_type"] = "standard"
-    own = spec.targets[index].config or {}
-    for key, value in own.items():
-        set_key(config, key, value)
+    own = set_keys(config, spec.targets[index].config)
     plan = RlinfPlan(
         version=version,
         env_type=env_type,
@@ -756,7 +754,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         max_prompt_length=max_prompt_length,
         config=config,
         derived=derived_batch(spec, index, rounds_key(version)),
-        own=tuple(own),
+        own=own,
         world_size=world_size(spec),
         one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=()

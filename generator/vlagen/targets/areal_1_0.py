@@ -39,7 +39,7 @@ from ..batch import Derived, comments, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import TargetDecl, WarningFilter, decision_steps, unhonoured_resources
-from ._config_schema import load_schema, lookup, set_key, value_fits
+from ._config_schema import load_schema, lookup, set_keys, value_fits
 
 if TYPE_CHECKING:
     from ..spec import Spec, Training
@@ -278,9 +278,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             "max_decisions": decisions(spec),
         },
     }
-    own = spec.targets[index].config or {}
-    for key, value in own.items():
-        set_key(config, key, value)
+    own = set_keys(config, spec.targets[index].config)
     problems = config_problems(config)
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("AReaL config does not match GRPOConfig:\n" + "\n".join(problems))
@@ -294,7 +292,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         row_tokens=row,
         config=config,
         derived=derived_batch(spec, index),
-        own=tuple(own),
+        own=own,
     )
 
 

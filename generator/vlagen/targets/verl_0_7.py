@@ -50,7 +50,7 @@ from ..batch import Derived, comments, largest_divisor, next_multiple
 from ..contracts import Contract, Method, Registration, Side
 from ..errors import Issue
 from . import FrameworkSource, TargetDecl, decision_steps, unhonoured_resources
-from ._config_schema import load_schema, set_key
+from ._config_schema import load_schema, set_keys
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -456,9 +456,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             }
         },
     }
-    own = spec.targets[index].config or {}
-    for key, value in own.items():
-        set_key(config, key, value)
+    own = set_keys(config, spec.targets[index].config)
     problems = config_problems(config)
     if problems:  # a vlagen bug, not a spec error: stop before writing anything
         raise AssertionError("verl config does not match verl's layout:\n" + "\n".join(problems))
@@ -479,7 +477,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         model_type=(BACKBONES[model.backbone].model_types or ("llava",))[0],
         config=config,
         derived=derived_batch(spec, index),
-        own=tuple(own),
+        own=own,
     )
 
 
