@@ -144,11 +144,16 @@ def _relative_imports(source: str) -> list[tuple[str, str]]:
 
 def test_each_parity_module_imports_only_what_its_targets_modules_define() -> None:
     """On a Qwen-VL spec siiRL's harness has no TinyOpenVLA (the package's SiirlVLA is the
-    model): every name a target's parity module imports from its own folder is defined there."""
+    model): every name a target's parity module imports from its own folder is defined there,
+    and each (AReaL's too) has the signature the package's run calls."""
     tree = generate(load_spec_text(_qwen_text(), "q.yaml").spec).tree
     package = "src/highway_qwen"
-    for framework in ("rlinf", "siirl"):
+    for framework in ("areal", "rlinf", "siirl"):
         folder = f"{package}/targets/{framework}"
+        module = ast.parse(tree[f"{folder}/parity.py"].content)
+        functions = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef)}
+        args = [a.arg for a in functions["first_decisions"].args.args]
+        assert args == ["checkpoint", "seeds", "steps", "backend"], framework
         for module, name in _relative_imports(tree[f"{folder}/parity.py"].content):
             if not module and f"{folder}/{name}.py" in tree:
                 continue  # a module of the folder

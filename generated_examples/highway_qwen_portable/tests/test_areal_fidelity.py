@@ -7,38 +7,29 @@ manager, async task runner and event loop, and ``check_trajectory_format`` on ev
 trajectory) running :class:`VlaWorkflow` episodes on the real highway simulator;
 ``concat_padded_tensors`` batching them; ``PPOActor``'s advantages and ``grpo_loss_fn``.
 
-Stand-in, named: :class:`TinyServer` replaces AReaL's remote inference engine (SGLang or vLLM
-servers on a GPU): its ``agenerate`` decodes the request's base64 frames, runs the
-checkpoint's image processor on them as a server does, and samples from the tiny checkpoint
-in a worker thread (a server request does not hold the event loop).
+Stand-ins, named: :mod:`highway_portable.targets.areal.cpu` (AReaL's inference servers; its
+FSDP actor's CPU settings).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import dataclasses
-import io
-import socket
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import torch
 
 pytest.importorskip("areal", reason="AReaL is not installed (see the README)")
 
-from areal.api.cli_args import InferenceEngineConfig
-from areal.api.io_struct import ModelResponse
-from areal.infra.workflow_executor import WorkflowExecutor, check_trajectory_format
+from areal.infra.workflow_executor import check_trajectory_format
 from areal.utils import stats_tracker
 from areal.utils.data import concat_padded_tensors
 
-from highway_portable.model import Preprocessor, build_tiny
+from highway_portable.model import build_tiny
 from highway_portable.model.action_tokens import FIRST_TOKEN, VOCAB_END
+from highway_portable.targets.areal.cpu import TinyServer, cpu_actor, rollout
 from highway_portable.targets.areal.data import rows
 from highway_portable.targets.areal.workflow import MAX_DECISIONS, TOKENS, VlaWorkflow
 
@@ -46,88 +37,6 @@ pytestmark = pytest.mark.fidelity
 
 BACKEND = None  # the spec's simulator
 DECISIONS = 3  #: decisions per episode where a test needs no whole episode
-
-
-class TinyServer:
-    """Stand-in for AReaL's inference servers (see the module docstring).
-
-    ``allowed``: the id range ``[low, high)`` its sampler may emit, as a server with a
-    constrained sampler would; None samples the whole vocabulary, as AReaL's servers do.
-    It counts the requests in flight at once, the evidence that episodes overlap.
-    """
-
-    def __init__(self, checkpoint: str, allowed: tuple[int, int] | None = None) -> None:
-        from transformers import AutoModelForImageTextToText
-
-        self.network = AutoModelForImageTextToText.from_pretrained(
-            checkpoint, dtype=torch.float32
-        ).eval()
-        self.pre = Preprocessor.from_checkpoint(checkpoint)
-        self.allowed = allowed
-        self.version = 0
-        self.lock = threading.Lock()
-        self.in_flight = self.max_in_flight = self.requests = 0
-
-    def get_version(self) -> int:
-        return self.version
-
-    async def agenerate(self, request: Any) -> Any:
-        with self.lock:
-            self.in_flight += 1
-            self.requests += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            tokens, logprobs = await asyncio.to_thread(self._sample, request)
-        finally:
-            with self.lock:
-                self.in_flight -= 1
-        return ModelResponse(
-            input_tokens=list(request.input_ids),
-            output_tokens=tokens,
-            output_logprobs=logprobs,
-            output_versions=[self.version] * len(tokens),
-            stop_reason="length",
-            tokenizer=request.tokenizer,
-        )
-
-    def _sample(self, request: Any) -> tuple[list[int], list[float]]:
-        from PIL import Image
-        from transformers import LogitsProcessorList
-
-        images = [
-            np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
-            for data in request.image_data
-        ]
-        pixel_values, grid = self.pre.pixels(images)
-        ids = torch.tensor([request.input_ids])
-        count = request.gconfig.max_new_tokens
-        processors = LogitsProcessorList([self._constrain] if self.allowed else [])
-        with torch.no_grad():
-            out = self.network.generate(
-                input_ids=ids,
-                attention_mask=torch.ones_like(ids),
-                pixel_values=pixel_values,
-                image_grid_thw=grid,
-                do_sample=True,
-                temperature=request.gconfig.temperature,
-                top_k=0,
-                top_p=1.0,
-                max_new_tokens=count,
-                min_new_tokens=count,
-                logits_processor=processors,
-                output_scores=True,
-                return_dict_in_generate=True,
-            )
-        tokens = out.sequences[0, ids.shape[1] :]
-        scores = torch.stack(out.scores, dim=1)[0].float().log_softmax(-1)
-        logprobs = scores.gather(-1, tokens[:, None])[:, 0]
-        return tokens.tolist(), logprobs.tolist()
-
-    def _constrain(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        low, high = self.allowed
-        masked = torch.full_like(scores, float("-inf"))
-        masked[:, low:high] = scores[:, low:high]
-        return masked
 
 
 @pytest.fixture(scope="module")
@@ -154,20 +63,8 @@ def _workflow(
 @pytest.fixture(scope="module")
 def trajectories(checkpoint: str, actions_only: TinyServer) -> list[dict[str, Any]]:
     """Two groups' trajectories from AReaL's own rollout loop: whole episodes."""
-    config = InferenceEngineConfig(
-        experiment_name="fidelity",
-        trial_name="t",
-        consumer_batch_size=2,
-        max_concurrent_rollouts=2,
-        check_trajectory_format=True,  # AReaL checks each trajectory as it arrives
-    )
-    executor = WorkflowExecutor(config, actions_only)
-    executor.initialize(train_data_parallel_size=1)
-    try:
-        workflow = _workflow(checkpoint, decisions=MAX_DECISIONS)
-        return executor.rollout_batch(rows(2, backend=BACKEND), workflow=workflow)
-    finally:
-        executor.destroy()
+    workflow = _workflow(checkpoint, decisions=MAX_DECISIONS)
+    return rollout(actions_only, workflow, rows(2, backend=BACKEND))
 
 
 def test_areals_rollout_loop_runs_the_workflow_and_accepts_its_trajectories(
@@ -200,87 +97,16 @@ def test_areals_rollout_loop_runs_the_workflow_and_accepts_its_trajectories(
     assert len(batch["multi_modal_input"]) == batch["input_ids"].shape[0]
 
 
-#: Packed-text keywords AReaL's FSDP engine passes to the model; transformers past AReaL's
-#: pin (<= 5.3) hands them on to the Qwen-VL vision tower, which reads ``cu_seqlens`` /
-#: ``max_seqlen`` as its own (``transformers/vision_utils.py``) and fails. The stub below
-#: drops them at the vision tower: only needed with a newer transformers than AReaL's.
-TEXT_PACKING_KWARGS = (
-    "cu_seqlens",
-    "max_seqlen",
-    "cu_seq_lens_q",
-    "cu_seq_lens_k",
-    "max_length_q",
-    "max_length_k",
-)
-
-
 def test_areals_ppo_actor_trains_on_the_trajectories(
     checkpoint: str,
     trajectories: list[dict[str, Any]],
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """AReaL's FSDP PPO actor, as ``PPOTrainer`` steps it: ``compute_logp`` (the proximal
     log-probs), ``compute_advantages`` and one ``ppo_update`` with ``grpo_loss_fn``, on a
-    one-rank gloo group, with the ``actor`` section of this package's ``config.yaml``. Changed
-    for a CPU: float32, sdpa attention (no flash-attention kernel), one row per micro-batch
-    (sdpa has no variable-length packing: packed rows would attend to each other), no
-    ``torch.compile``."""
-    import torch._dynamo
-    from areal.api import FinetuneSpec
-    from areal.api.cli_args import MicroBatchSpec
-    from areal.engine.fsdp_engine import FSDPPPOActor
-
-    from highway_portable.targets.areal import train
-
-    monkeypatch.setattr(
-        torch._dynamo.config, "disable", True
-    )  # compiling costs ~30 s on CPU
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        port = s.getsockname()[1]
-    # what AReaL's scheduler sets for a trainer process
-    ranks = {
-        "RANK": "0",
-        "WORLD_SIZE": "1",
-        "LOCAL_RANK": "0",
-        "MASTER_ADDR": "localhost",
-    }
-    for key, value in {**ranks, "MASTER_PORT": str(port)}.items():
-        monkeypatch.setenv(key, value)
-    config = train.load(
-        [
-            f"cluster.fileroot={tmp_path}",
-            f"cluster.name_resolve.nfs_record_root={tmp_path / 'nr'}",
-        ]
-    )
-    longest = max(int(t["attention_mask"].sum(-1).max()) for t in trajectories)
-    actor_config = dataclasses.replace(
-        config.actor,
-        path=checkpoint,
-        backend="fsdp:d1p1t1",
-        dtype="float32",
-        attn_impl="sdpa",
-        mb_spec=MicroBatchSpec(n_mbs=1, max_tokens_per_mb=longest + 1),
-        pad_to_maximum=True,
-        ppo_n_minibatches=1,
-    )
-    engine = FSDPPPOActor(actor_config)
-    engine.create_process_group()
-    try:
-        engine.initialize(
-            addr=None,
-            ft_spec=FinetuneSpec(
-                total_train_epochs=1, dataset_size=2, train_batch_size=2
-            ),
-        )
-        engine.model.model.visual.register_forward_pre_hook(
-            lambda module, args, kwargs: (
-                args,
-                {k: v for k, v in kwargs.items() if k not in TEXT_PACKING_KWARGS},
-            ),
-            with_kwargs=True,
-        )
+    one-rank gloo group, with the ``actor`` section of this package's ``config.yaml``
+    (changed for a CPU: :func:`~highway_portable.targets.areal.cpu.cpu_actor`)."""
+    with cpu_actor(checkpoint, tmp_path, trajectories) as engine:
         data = [dict(t) for t in trajectories]
         for trajectory, logp in zip(data, engine.actor.compute_logp(data), strict=True):
             assert (
@@ -306,8 +132,6 @@ def test_areals_ppo_actor_trains_on_the_trajectories(
             for n, p in engine.model.named_parameters()
         )
         assert changed > 0
-    finally:
-        engine.destroy()
 
 
 def test_an_unconstrained_sampler_never_crashes_an_episode(checkpoint: str) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import hashlib
 import importlib
 import itertools
@@ -122,27 +123,54 @@ class Check:
 # -- equal starts, recorded observations ---------------------------------------------------
 
 
+#: Set by a path that runs each episode of the group in an env core of its own (AReaL's
+#: workflow: one single-env core per episode), in that episode's context: the episode's
+#: place in the group. Env ``i`` of a core started under it is the group's env ``place + i``.
+PLACE: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "parity_place", default=None
+)
+_EPISODES = "episodes"  #: the recorder's key for the group's envs under :data:`PLACE`
+
+
 class Recorder:
-    """Each env's observation digests, in order, for every env core the path starts."""
+    """Each env's observation digests, in order, for every env core the path starts (or, under
+    :data:`PLACE`, for the group's envs whatever core each runs in)."""
 
     def __init__(self) -> None:
-        self.digests: dict[int, list[list[str]]] = {}  #: per core: per env, in order
-        self.order: list[int] = []  #: cores in the order they were first stepped
+        self.digests: dict[
+            object, dict[int, list[str]]
+        ] = {}  #: per core: per env, in order
+        self.order: list[object] = []  #: cores in the order they were first stepped
 
-    def add(self, core: VecEnv, obs: dict[str, Any], ids: Sequence[int]) -> None:
-        rows = self.digests.setdefault(id(core), [[] for _ in range(core.num_envs)])
+    def add(
+        self,
+        key: object,
+        obs: dict[str, Any],
+        ids: Sequence[int],
+        offset: int = 0,
+        *,
+        restart: bool = False,
+    ) -> None:
+        rows = self.digests.setdefault(key, {})
         for i in ids:
-            rows[i].append(digest(obs, i))
+            if restart:
+                rows[offset + i] = []
+            rows.setdefault(offset + i, []).append(digest(obs, i))
 
-    def stepped(self, core: VecEnv) -> None:
-        if id(core) not in self.order:
-            self.order.append(id(core))
+    def stepped(self, key: object) -> None:
+        if key not in self.order:
+            self.order.append(key)
+
+    def rows(self, key: object, envs: int) -> list[list[str]]:
+        """The digests of ``key``'s envs ``0 .. envs - 1``, each in order."""
+        found = self.digests.get(key, {})
+        return [found.get(e, []) for e in range(envs)]
 
     def first_decisions(self, steps: int, envs: int) -> tuple[tuple[str, ...], ...]:
         """The observations the first stepped core's envs decided on, ``[steps][envs]``."""
         if not self.order:
             raise RuntimeError("the framework's path stepped no env of this package")
-        rows = self.digests[self.order[0]][:envs]
+        rows = self.rows(self.order[0], envs)
         return tuple(
             tuple(row[s] if s < len(row) else "-" for row in rows) for s in range(steps)
         )
@@ -166,10 +194,15 @@ def digest(obs: dict[str, Any], i: int) -> str:
 @contextlib.contextmanager
 def equal_starts(seeds: Sequence[int]) -> Iterator[Recorder]:
     """While it lasts, every env core starts env ``i`` at task 0, initial state 0 and group
-    seed ``seeds[i]``, whatever the framework's wrapper asked for, and the observations of
-    every start and step are recorded."""
+    seed ``seeds[i]`` (``seeds[place + i]`` under :data:`PLACE`), whatever the framework's
+    wrapper asked for, and the observations of every start and step are recorded."""
     recorder = Recorder()
     reset, step = VecEnv.reset, VecEnv.step
+
+    def where(core: VecEnv) -> tuple[object, int]:
+        """The recorder's key for ``core``'s envs, and its env 0's place in the group."""
+        place = PLACE.get()
+        return (id(core), 0) if place is None else (_EPISODES, place)
 
     def equal_reset(
         self: VecEnv, *, env_ids: Sequence[int] | None = None, **kwargs: Any
@@ -177,13 +210,15 @@ def equal_starts(seeds: Sequence[int]) -> Iterator[Recorder]:
         ids = (
             list(range(self.num_envs)) if env_ids is None else [int(i) for i in env_ids]
         )
+        key, offset = where(self)
         kwargs.update(
             task_ids=[0] * len(ids),
             state_ids=[0] * len(ids),
-            group_seeds=[int(seeds[i % len(seeds)]) for i in ids],
+            group_seeds=[int(seeds[(offset + i) % len(seeds)]) for i in ids],
         )
         obs, info = reset(self, env_ids=env_ids, **kwargs)
-        recorder.add(self, obs, ids)
+        # an episode's own core: its latest start is the episode's (a pool resets a new core)
+        recorder.add(key, obs, ids, offset, restart=key == _EPISODES)
         return obs, info
 
     def recorded_step(
@@ -191,8 +226,9 @@ def equal_starts(seeds: Sequence[int]) -> Iterator[Recorder]:
     ) -> Any:
         was = np.ones(self.num_envs, bool) if active is None else np.array(active, bool)
         out = step(self, actions, active)
-        recorder.stepped(self)
-        recorder.add(self, out[0], np.flatnonzero(was).tolist())
+        key, offset = where(self)
+        recorder.stepped(key)
+        recorder.add(key, out[0], np.flatnonzero(was).tolist(), offset)
         return out
 
     VecEnv.reset, VecEnv.step = equal_reset, recorded_step

@@ -188,7 +188,7 @@ class ParityEnv(VerlEnv):
         super().__init__(cfg, rank, world_size)
 
     def _write(self) -> None:
-        rows = self._recorder.digests.get(id(self.core), [])
+        rows = self._recorder.rows(id(self.core), self.core.num_envs)
         self._record.write_text(json.dumps(rows))
 
     def reset_envs_to_state_ids(self, state_ids_list: Any, task_ids_list: Any) -> Any:
