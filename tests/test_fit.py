@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
+from conftest import MINIMAL_SPEC
 from vlagen.cli import main
-from vlagen.fit import fits, with_targets
+from vlagen.errors import SpecError
+from vlagen.fit import fits, with_targets, with_value
 from vlagen.load import load_spec_text
 from vlagen.targets import require_target
+from vlagen.yamlsource import parse_yaml
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 
@@ -94,7 +98,7 @@ def test_each_trial_is_a_valid_spec_where_it_fits() -> None:
 def test_the_command_reports_and_exits_0(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["targets", "fit", str(SPECS / "highway_openvla.yaml")])
     assert result.exit_code == 0, result.output
-    assert "areal 1.0 (grpo): refused" in result.output
+    assert "areal 1.0 (grpo, without model.value_head: no critic): refused" in result.output
     assert "rlinf 0.3 (gae): fits" in result.output
     assert result.output.rstrip().endswith("4 of 5 targets fit")
     bad = tmp_path / "bad.yaml"
@@ -206,3 +210,26 @@ def test_envs_made_whole_groups_also_divide_an_updates_episodes() -> None:
     refusals = _envs_refusals({"groups": 3, "group_size": 3, "envs": 4})
     assert all(m and m[0].endswith("set envs to 9") for m in refusals.values()), refusals
     assert not any(_envs_refusals({"groups": 3, "group_size": 3, "envs": 9}).values())
+
+
+def test_a_value_head_no_target_trains_is_refused_where_it_is_written() -> None:
+    text = MINIMAL_SPEC.replace("model:\n", "model:\n  value_head: true\n", 1)
+    with pytest.raises(SpecError) as raised:
+        load_spec_text(text, "s.yaml")
+    (issue,) = [i for i in raised.value.issues if i.dotted == "model.value_head"]
+    assert issue.line == 2 + text.splitlines().index("model:")
+    assert "grpo on RLinf 0.3 has no critic" in issue.message and "RLinf 0.3: gae" in issue.message
+    load_spec_text(text.replace("algorithm: grpo", "algorithm: gae"), "s.yaml")  # gae trains it
+
+
+def test_a_trial_whose_algorithm_has_no_critic_drops_the_value_head_and_says_so() -> None:
+    by_target = {f"{f.target.framework} {f.target.version}": f for f in _fits("highway_openvla")}
+    assert not by_target["rlinf 0.3"].without_value_head  # gae trains it
+    siirl = by_target["siirl 0.2"]
+    assert siirl.without_value_head and not siirl.problems
+    assert siirl.label == "siirl 0.2 (grpo, without model.value_head: no critic)"
+    text = "model: {family: openvla, value_head: true}  # a flow mapping\n"
+    mark = parse_yaml(text, "s.yaml")[1].locate(("model", "value_head"))
+    assert with_value(text, mark.line, mark.column, "false") == (
+        "model: {family: openvla, value_head: false}  # a flow mapping\n"
+    )

@@ -24,9 +24,12 @@ def _spec(model: dict[str, Any], env: dict[str, Any]) -> dict:
     return data
 
 
+#: The value head's variants train it: RLinf's gae is the critic a spec's value head needs.
+GAE = {"framework": "rlinf", "version": "0.3", "algorithm": "gae"}
+
 VARIANTS = {
     # Parallel decoding with two cameras through a fused (6-channel) backbone, state tokens
-    # with statistics, LoRA and a value head.
+    # with statistics, LoRA and a value head (trained by RLinf's gae).
     "oft_fused_state_lora": _spec(
         {
             "family": "openvla_oft",
@@ -51,7 +54,8 @@ VARIANTS = {
             "action": {"kind": "delta_ee", "dim": 7},
             "rewards": [{"name": "success", "source": "success"}],
         },
-    ),
+    )
+    | {"targets": [GAE]},
     # Autoregressive decoding with LoRA on highway's discrete meta-actions: one action token
     # per choice (bins unset: the 5 choices).
     "openvla_discrete_lora": _spec(
@@ -75,7 +79,7 @@ def _qwen(backbone: str, model: dict[str, Any], env: dict[str, Any], *also: dict
 VARIANTS.update(
     {
         # Qwen2.5-VL, autoregressive: two cameras of different sizes into a non-square
-        # image grid, state tokens with statistics, LoRA and a value head.
+        # image grid, state tokens with statistics, LoRA and a value head (RLinf's gae).
         "qwen2_5_openvla_state_lora": _qwen(
             "qwen2_5_vl",
             {
@@ -88,10 +92,12 @@ VARIANTS.update(
                 "value_head": True,
             },
             copy.deepcopy(VARIANTS["oft_fused_state_lora"]["env"]),
+            GAE,
         ),
         # Qwen3-VL (32-pixel merged patches, deepstack), autoregressive: KV-cached steps over
         # interleaved 3-D positions, LoRA and a value head; through RLinf 0.3's own launch
-        # path too. (Qwen2.5-VL driving waypoints is the highway_qwen_waypoint example.)
+        # path too, on gae: its actor-critic loss trains the head. (Qwen2.5-VL driving
+        # waypoints is the highway_qwen_waypoint example.)
         "qwen3_openvla": _qwen(
             "qwen3_vl",
             {
@@ -101,7 +107,7 @@ VARIANTS.update(
                 "value_head": True,
             },
             {},
-            {"framework": "rlinf", "version": "0.3", "algorithm": "grpo"},
+            GAE,
         ),
         # Qwen3-VL on siiRL: siiRL's embodied rollout loop, GRPO advantage and actor update
         # over the package's SiirlVLA (targets/siirl/model.py), one decision per forward.

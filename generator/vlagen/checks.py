@@ -537,6 +537,26 @@ def _check_targets(spec: Spec) -> Iterator[Issue]:
         seen.setdefault(target.framework, index)
 
 
+def _check_value_head(spec: Spec) -> Iterator[Issue]:
+    """A value head some target trains: none would leave it untrained, and RLinf's env
+    worker adds its value to each truncated episode's last reward wherever there is one."""
+    if not spec.model.value_head:
+        return
+    decls = [(t, find_target(t.framework, t.version)) for t in spec.targets]
+    known = [(t, d) for t, d in decls if d is not None]
+    if not known or any(t.algorithm in d.critics for t, d in known):
+        return
+    trains = ", ".join(f"{d.title} {d.version}: {a}" for d in all_targets() for a in d.critics)
+    yield Issue(
+        ("model", "value_head"),
+        "no target trains a value head ("
+        + ", ".join(f"{t.algorithm} on {d.title} {d.version}" for t, d in known)
+        + " has no critic): remove value_head: true, or train with an algorithm that has "
+        f"one ({trains}); an untrained head's values would reach RLinf's rewards "
+        "(rlinf/workers/env/env_worker.py: compute_bootstrap_rewards)",
+    )
+
+
 def _unique(items: list, attr: str, loc: tuple) -> Iterator[Issue]:
     counts = Counter(getattr(item, attr) for item in items)
     for index, item in enumerate(items):
@@ -651,4 +671,5 @@ CHECKS: tuple[Callable[[Spec], Iterable[Issue]], ...] = (
     _check_preset,
     neutral_issues,
     _check_targets,
+    _check_value_head,
 )

@@ -454,7 +454,8 @@ def targets(ctx: click.Context) -> None:
 @spec_argument
 def targets_fit(spec: Path) -> None:
     """Which targets SPEC can take, each on its own (its targets replaced by that one, with
-    the spec's algorithm where the target has it, else GRPO), and why not the others.
+    the spec's algorithm where the target has it, else GRPO, and without the value head where
+    that algorithm trains none), and why not the others.
 
     A report: it exits 0 whatever it finds (2 for a spec it cannot read)."""
     from .errors import Issue, SpecError

@@ -26,10 +26,12 @@ class Fit:
     target: TargetDecl
     algorithm: str
     problems: tuple[Issue, ...]  #: empty where the spec, so targeted, is valid
+    without_value_head: bool = False  #: the spec's value head was tried as false
 
     @property
     def label(self) -> str:
-        return f"{self.target.framework} {self.target.version} ({self.algorithm})"
+        also = ", without model.value_head: no critic" if self.without_value_head else ""
+        return f"{self.target.framework} {self.target.version} ({self.algorithm}{also})"
 
 
 def algorithm_for(target: TargetDecl, wanted: Sequence[tuple[str, str]]) -> str:
@@ -59,17 +61,34 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         if isinstance(t, dict) and isinstance(t.get("algorithm"), str)
     ]
     start = source.locate(("targets",), at_key=True).line if "targets" in data else None
+    model = data.get("model")
+    head = isinstance(model, dict) and model.get("value_head") is True
     found = []
     for target in all_targets():
         algorithm = algorithm_for(target, wanted)
         trial = with_targets(text, start, target, algorithm)
+        drop = head and algorithm not in target.critics
+        if drop:
+            mark = source.locate(("model", "value_head"))
+            trial = with_value(trial, mark.line, mark.column, "false")
         try:
             load_spec_text(trial, path, probe=False)
         except SpecError as exc:
-            found.append(Fit(target, algorithm, exc.issues))
+            found.append(Fit(target, algorithm, exc.issues, drop))
         else:
-            found.append(Fit(target, algorithm, ()))
+            found.append(Fit(target, algorithm, (), drop))
     return tuple(found)
+
+
+def with_value(text: str, line: int, column: int, value: str) -> str:
+    """``text`` with the plain scalar at ``line``:``column`` (1-based) replaced by ``value``."""
+    lines = text.splitlines(keepends=True)
+    row, at = lines[line - 1], column - 1
+    end = at
+    while end < len(row) and row[end] not in " \t#,}\r\n":
+        end += 1
+    lines[line - 1] = row[:at] + value + row[end:]
+    return "".join(lines)
 
 
 def with_targets(text: str, start: int | None, target: TargetDecl, algorithm: str) -> str:

@@ -530,7 +530,7 @@ def starter_text(s: GymStarter) -> str:
         *_comment(s.model_action.note, 4),
         *(f"    {key}: {_flow(value)}" for key, value in s.model_action.value.items()),
         "  # lora: {rank: 32, alpha: 32}  # train adapters instead of all weights",
-        "  # value_head: true             # PPO-style critics need one",
+        "  # value_head: true             # a critic, for RLinf's gae",
         "",
         "env:",
         *_comment(s.preset.note, 2),

@@ -407,7 +407,9 @@ class Model(StrictModel):
     )
     lora: Lora | None = Field(default=None, description="LoRA settings; none trains all weights.")
     value_head: bool = Field(
-        default=False, description="Add a value head (needed by PPO-style critics)."
+        default=False,
+        description="Add a value head, the critic of an algorithm that trains one (RLinf's "
+        "gae); refused where no target's algorithm does.",
     )
     class_path: ClassPath | None = Field(
         default=None,

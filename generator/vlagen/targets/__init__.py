@@ -102,6 +102,8 @@ class TargetDecl:
         algorithm_aliases: Names a user may write for an algorithm the framework calls
             otherwise (RLinf's PPO is ``gae``), each with the framework's name: a spec
             naming one is told what to write.
+        critics: Its algorithms that train ``model.value_head`` (a critic); a spec with a
+            value head and no target training one is refused.
         model_families: Spec model families this target can train.
         family_notes: Why the framework's own code rules out a family it cannot train
             (its file and line), added to the error for that family.
@@ -139,6 +141,7 @@ class TargetDecl:
     #: why a family outside ``model_families`` cannot train, added to the error for it
     family_notes: Mapping[str, str] = field(default_factory=dict)
     algorithm_aliases: Mapping[str, str] = field(default_factory=dict)
+    critics: tuple[str, ...] = ()
     checks: tuple[Check, ...] = field(default=())
     templates: str | None = None
     planner: TargetPlanner | None = None

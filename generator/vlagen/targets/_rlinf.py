@@ -875,6 +875,7 @@ def rlinf_target(
         requirement=requirement,
         algorithms=RLINF_ALGORITHMS,
         algorithm_aliases=RLINF_ALIASES,
+        critics=("gae",),
         model_families=families,
         # The package's policy core lays its inputs out per backbone; RLinf only stacks
         # and splits the batch-first tensors predict_action_batch returns (policy.py).
