@@ -542,8 +542,12 @@ def _check_value_head(spec: Spec) -> Iterator[Issue]:
     worker adds its value to each truncated episode's last reward wherever there is one."""
     if not spec.model.value_head:
         return
-    decls = [(t, find_target(t.framework, t.version)) for t in spec.targets]
-    known = [(t, d) for t, d in decls if d is not None]
+    known = []
+    for target in spec.targets:
+        decl = find_target(target.framework, target.version)
+        if decl is None or target.algorithm not in decl.algorithms:
+            return  # an unknown target or algorithm: its own error says what to write
+        known.append((target, decl))
     if not known or any(t.algorithm in d.critics for t, d in known):
         return
     trains = ", ".join(f"{d.title} {d.version}: {a}" for d in all_targets() for a in d.critics)

@@ -13,8 +13,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import TypeAdapter, ValidationError
+
 from .errors import Issue, SpecError
-from .load import load_spec_text
+from .load import load_spec_data
 from .targets import TargetDecl, all_targets
 from .yamlsource import parse_yaml
 
@@ -61,18 +63,16 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         if isinstance(t, dict) and isinstance(t.get("algorithm"), str)
     ]
     start = source.locate(("targets",), at_key=True).line if "targets" in data else None
-    model = data.get("model")
-    head = isinstance(model, dict) and model.get("value_head") is True
     found = []
     for target in all_targets():
         algorithm = algorithm_for(target, wanted)
         trial = with_targets(text, start, target, algorithm)
-        drop = head and algorithm not in target.critics
+        trial_data, trial_source = parse_yaml(trial, path)
+        drop = has_value_head(trial_data) and algorithm not in target.critics
         if drop:
-            mark = source.locate(("model", "value_head"))
-            trial = with_value(trial, mark.line, mark.column, "false")
+            trial_data["model"]["value_head"] = False
         try:
-            load_spec_text(trial, path, probe=False)
+            load_spec_data(trial_data, trial_source, path, trial, probe=False)
         except SpecError as exc:
             found.append(Fit(target, algorithm, exc.issues, drop))
         else:
@@ -80,15 +80,16 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
     return tuple(found)
 
 
-def with_value(text: str, line: int, column: int, value: str) -> str:
-    """``text`` with the plain scalar at ``line``:``column`` (1-based) replaced by ``value``."""
-    lines = text.splitlines(keepends=True)
-    row, at = lines[line - 1], column - 1
-    end = at
-    while end < len(row) and row[end] not in " \t#,}\r\n":
-        end += 1
-    lines[line - 1] = row[:at] + value + row[end:]
-    return "".join(lines)
+def has_value_head(data: dict) -> bool:
+    """Whether the spec's ``model.value_head`` is true, as the spec's model reads it (``yes``,
+    ``"true"`` and ``1`` too); False for a value it would refuse."""
+    model = data.get("model")
+    if not isinstance(model, dict) or "value_head" not in model:
+        return False
+    try:
+        return TypeAdapter(bool).validate_python(model["value_head"])
+    except ValidationError:
+        return False
 
 
 def with_targets(text: str, start: int | None, target: TargetDecl, algorithm: str) -> str:

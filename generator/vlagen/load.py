@@ -98,6 +98,14 @@ def _kind(mode: int) -> str:
 def load_spec_text(text: str, path: str = "<spec>", *, probe: bool = True) -> LoadedSpec:
     """Like :func:`load_spec`, from text already read; ``path`` is used in messages."""
     data, source = parse_yaml(text, path)
+    return load_spec_data(data, source, path, text, probe=probe)
+
+
+def load_spec_data(
+    data: Any, source: SourceMap, path: str, text: str, *, probe: bool = True
+) -> LoadedSpec:
+    """Like :func:`load_spec_text`, from the text's parse (``parse_yaml``), which a caller may
+    have changed in place: each issue is still located by ``source``."""
     if not isinstance(data, dict):
         raise SpecError(path, [Issue((), "the spec must be a mapping of sections", 1, 1)])
     version = data.get("vlagen")

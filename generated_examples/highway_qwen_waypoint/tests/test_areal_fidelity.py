@@ -134,6 +134,36 @@ def test_areals_ppo_actor_trains_on_the_trajectories(
         assert changed > 0
 
 
+def test_the_stand_in_server_scores_tokens_as_the_policy_does(checkpoint: str) -> None:
+    """The server stand-in (a Hugging Face ``generate`` over the request's ids and frames)
+    gives a decision's action tokens the log-probs the package's policy gives them: its
+    inputs (the image's 3-D positions among them) are the policy's."""
+    from types import SimpleNamespace
+
+    from highway_qwen.env import make_env
+    from highway_qwen.model import Policy
+
+    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+    workflow = _workflow(checkpoint)
+    env = make_env(backend=BACKEND, num_envs=1, workers=0, video=False)
+    try:
+        obs, _ = env.reset(seed=3)
+    finally:
+        env.close()
+    inputs, images = workflow.render(obs)
+    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
+    request = SimpleNamespace(
+        input_ids=list(inputs.input_ids), image_data=images, gconfig=gconfig
+    )
+    tokens, logprobs = server._sample(request)
+    policy = Policy.load(checkpoint, device="cpu")
+    with torch.no_grad():
+        expected, _, _ = policy.evaluate(obs, torch.tensor([tokens]))
+    torch.testing.assert_close(
+        torch.tensor([logprobs]), expected.float(), atol=1e-5, rtol=0
+    )
+
+
 def test_an_unconstrained_sampler_never_crashes_an_episode(checkpoint: str) -> None:
     server = TinyServer(checkpoint)  # the whole vocabulary, as AReaL's servers sample
     workflow = _workflow(checkpoint)

@@ -24,11 +24,16 @@ from navsim_vla.parity import (
     LOGPROB_TOLERANCE,
     TARGETS,
     Decisions,
+    Failed,
+    Result,
     Skipped,
+    _ended,
     checks,
+    equal_starts,
     run,
     table,
 )
+from navsim_vla.spec import SPEC
 
 os.environ.setdefault(
     "SIIRL_LOG_DIRECTORY", os.path.join(tempfile.gettempdir(), "siirl_logs")
@@ -40,13 +45,13 @@ STEPS = 2  #: decisions per env
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> list[Decisions | Skipped]:
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
     checkpoint = build_tiny(tmp_path_factory.mktemp("tiny"), seed=0)
     return run(checkpoint, SEEDS, STEPS, backend="synthetic")
 
 
 @pytest.fixture(scope="module")
-def ran(results: list[Decisions | Skipped]) -> list[Decisions]:
+def ran(results: list[Result]) -> list[Decisions]:
     out = [r for r in results if isinstance(r, Decisions)]
     if len(out) < 2:
         pytest.skip(
@@ -55,11 +60,12 @@ def ran(results: list[Decisions | Skipped]) -> list[Decisions]:
     return out
 
 
-def test_every_target_runs_or_says_why_not(results: list[Decisions | Skipped]) -> None:
+def test_every_target_runs_or_says_why_not(results: list[Result]) -> None:
     assert [getattr(r, "framework", None) or r.target.framework for r in results] == [
         t.framework for t in TARGETS
     ]
     for result, target in zip(results, TARGETS, strict=True):
+        assert not isinstance(result, Failed), f"{target.title}: {result.error}"
         if isinstance(result, Skipped):
             assert result.reason, target
             installed = importlib.util.find_spec(target.framework) is not None
@@ -104,7 +110,7 @@ def test_advantages_are_each_frameworks_documented_formula(
 
 
 def test_the_table_names_every_target_and_formula(
-    results: list[Decisions | Skipped], ran: list[Decisions]
+    results: list[Result], ran: list[Decisions]
 ) -> None:
     text = table(results, SEEDS, STEPS)
     for target in TARGETS:
@@ -121,3 +127,34 @@ def test_a_differing_token_or_log_prob_fails_the_check(ran: list[Decisions]) -> 
     broken = [ran[0], replace(ran[1], tokens=tokens, logprobs=logprobs)]
     failed = {c.name for c in checks(broken) if not c.passed}
     assert failed == {"action tokens", "log-probs"}
+
+
+def test_an_episode_that_ends_within_the_steps_is_named_not_compared() -> None:
+    """Past an episode's end the frameworks part ways (an auto-reset, padding): the run
+    refuses (exit 2) with the env, its seed and the decision, from the envs it saw stepped."""
+    from navsim_vla.env import make_env
+
+    action = SPEC.model.action
+    with equal_starts(SEEDS) as recorder:
+        env = make_env(
+            backend="synthetic",
+            num_envs=len(SEEDS),
+            workers=0,
+            video=False,
+            max_episode_steps=1,
+        )
+        try:
+            env.reset()
+            for _ in range(3):
+                env.step(np.zeros((len(SEEDS), action.chunk, action.dim), np.float32))
+        finally:
+            env.close()
+    ended = recorder.ended(recorder.order[0], 3, len(SEEDS))
+    assert ended == tuple((e, 0) for e in range(len(SEEDS)))
+    assert (
+        recorder.ended(recorder.order[0], 1, len(SEEDS)) == ()
+    )  # the last decision may end it
+    message = _ended(ended, SEEDS, 3)
+    assert (
+        f"env 0 (seed {SEEDS[0]}) at decision 0" in message and "--steps 1" in message
+    )

@@ -30,6 +30,7 @@ skipped.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import contextvars
 import hashlib
@@ -38,6 +39,7 @@ import itertools
 import os
 import sys
 import tempfile
+import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -101,6 +103,11 @@ class Decisions:
     #: How the rewards the framework's advantage code received differ from ``returns`` (the
     #: env's, as its env wrapper passed them on), naming the framework's code; "" where not.
     reward_note: str = ""
+    #: How the framework's log-probs relate to the policy's (a stand-in's offset), or "".
+    logprob_note: str = ""
+    #: ``(env, decision)`` of each episode that ended at a decision before the last one; the
+    #: run fills it in from the envs it saw stepped, unless the path recorded it (verl).
+    ended: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,18 @@ class Skipped:
 
     target: Target
     reason: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A target whose path raised: the run fails (its traceback went to stderr)."""
+
+    target: Target
+    error: str
+
+
+class ParityError(Exception):
+    """The run cannot compare what was asked (an episode ends within ``--steps``)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +160,8 @@ class Recorder:
             object, dict[int, list[str]]
         ] = {}  #: per core: per env, in order
         self.order: list[object] = []  #: cores in the order they were first stepped
+        #: per core: per env, the decision its first episode ended at
+        self.ends: dict[object, dict[int, int]] = {}
 
     def add(
         self,
@@ -155,7 +176,24 @@ class Recorder:
         for i in ids:
             if restart:
                 rows[offset + i] = []
+                self.ends.get(key, {}).pop(offset + i, None)
             rows.setdefault(offset + i, []).append(digest(obs, i))
+
+    def finished(self, key: object, ids: Sequence[int], offset: int = 0) -> None:
+        """Envs ``ids`` ended an episode at the step just added (the first end is kept)."""
+        rows, ends = self.digests[key], self.ends.setdefault(key, {})
+        for i in ids:
+            ends.setdefault(
+                offset + i, len(rows[offset + i]) - 2
+            )  # minus the start's digest
+
+    def ended(self, key: object, steps: int, envs: int) -> tuple[tuple[int, int], ...]:
+        """``(env, decision)`` of ``key``'s envs whose first episode ended before decision
+        ``steps - 1``."""
+        found = self.ends.get(key, {})
+        return tuple(
+            (e, found[e]) for e in range(envs) if found.get(e, steps) < steps - 1
+        )
 
     def stepped(self, key: object) -> None:
         if key not in self.order:
@@ -229,6 +267,10 @@ def equal_starts(seeds: Sequence[int]) -> Iterator[Recorder]:
         key, offset = where(self)
         recorder.stepped(key)
         recorder.add(key, out[0], np.flatnonzero(was).tolist(), offset)
+        ended = (
+            (out[2] | out[3]).reshape(self.num_envs, -1).any(-1)
+        )  # [N, backend steps]
+        recorder.finished(key, np.flatnonzero(was & ended).tolist(), offset)
         return out
 
     VecEnv.reset, VecEnv.step = equal_reset, recorded_step
@@ -241,11 +283,22 @@ def equal_starts(seeds: Sequence[int]) -> Iterator[Recorder]:
 # -- running and comparing ---------------------------------------------------------------------
 
 
+Result = Decisions | Skipped | Failed
+
+
 def run(
     checkpoint: str, seeds: Sequence[int], steps: int, backend: str | None = None
-) -> list[Decisions | Skipped]:
-    """Each target's first decisions, or why it was skipped."""
-    out: list[Decisions | Skipped] = []
+) -> list[Result]:
+    """Each target's first decisions, or why it was skipped, or what it raised (its
+    traceback printed to stderr).
+
+    Raises:
+        ParityError: an episode of the group ends before the last of the ``steps``
+            decisions (the first path to run says so): past an episode's end each framework
+            goes on its own way (an auto-reset, padding, nothing), so there is nothing equal
+            to compare.
+    """
+    out: list[Result] = []
     for target in TARGETS:
         if not target.has_module:
             out.append(Skipped(target, "no parity module for this target yet"))
@@ -257,9 +310,20 @@ def run(
         if missing is not None:
             out.append(Skipped(target, missing))
             continue
-        with equal_starts(seeds) as recorder:
-            decisions = module.first_decisions(
-                checkpoint, seeds, steps, backend=backend
+        try:
+            with _own_process_state(), equal_starts(seeds) as recorder:
+                decisions = module.first_decisions(
+                    checkpoint, seeds, steps, backend=backend
+                )
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - this target's failure
+            # (SystemExit: a framework's launch entry, as Hydra's, exits on an error)
+            traceback.print_exc()
+            out.append(Failed(target, f"{type(exc).__name__}: {exc}"))
+            continue
+        if recorder.order:  # envs stepped here (not in another process, as verl's)
+            first = recorder.order[0]
+            decisions = replace(
+                decisions, ended=recorder.ended(first, steps, len(seeds))
             )
         if (
             not decisions.observations
@@ -267,8 +331,35 @@ def run(
             decisions = replace(
                 decisions, observations=recorder.first_decisions(steps, len(seeds))
             )
+        if decisions.ended:
+            raise ParityError(_ended(decisions.ended, seeds, steps))
         out.append(decisions)
     return out
+
+
+def _ended(ended: Sequence[tuple[int, int]], seeds: Sequence[int], steps: int) -> str:
+    episodes = ", ".join(f"env {e} (seed {seeds[e]}) at decision {d}" for e, d in ended)
+    shortest = min(d for _, d in ended) + 1
+    return (
+        f"an episode ends within the {steps} decisions: {episodes}. Past an episode's end "
+        "each framework goes on its own way (an auto-reset, padding), so parity compares "
+        f"decisions within first episodes: pass --steps {shortest}, or other --seeds"
+    )
+
+
+@contextlib.contextmanager
+def _own_process_state() -> Iterator[None]:
+    """Give the next path the process as this one found it: the environment variables and
+    asyncio's event-loop policy a framework sets for itself on import or run (AReaL installs
+    uvloop's policy and sets its own variables) are put back."""
+    environ = dict(os.environ)
+    policy = asyncio.get_event_loop_policy()
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+        asyncio.set_event_loop_policy(policy)
 
 
 def checks(runs: Sequence[Decisions]) -> list[Check]:
@@ -326,11 +417,9 @@ def checks(runs: Sequence[Decisions]) -> list[Check]:
     return out
 
 
-def table(
-    results: Sequence[Decisions | Skipped], seeds: Sequence[int], steps: int
-) -> str:
+def table(results: Sequence[Result], seeds: Sequence[int], steps: int) -> str:
     """The parity table: one row per decision, env and target; then each target's
-    advantage formula, the targets skipped, and the checks."""
+    advantage formula, the targets skipped or failed, and the checks."""
     ran = [r for r in results if isinstance(r, Decisions)]
     titles = {t.framework: t.title for t in TARGETS}
     width = max((len(titles[r.framework]) for r in ran), default=6)
@@ -366,6 +455,10 @@ def table(
                 + ", ".join(titles[r.framework] for r in same)
                 + ": see the formulas above"
             )
+    notes = [r for r in ran if r.logprob_note]
+    if notes:
+        lines.append("log-probs:")
+        lines += [f"  {titles[r.framework]}: {r.logprob_note}" for r in notes]
     skipped = [r for r in results if isinstance(r, Skipped)]
     if skipped:
         lines.append("not run:")
@@ -374,6 +467,11 @@ def table(
     lines.append("checks:")
     lines += [
         f"  {'PASS' if c.passed else 'FAIL'}  {c.name:<17}  {c.detail}" for c in found
+    ]
+    lines += [
+        f"  FAIL  {'ran':<17}  {r.target.title} raised {r.error} (traceback above)"
+        for r in results
+        if isinstance(r, Failed)
     ]
     if len(ran) < 2:
         lines.append(
@@ -437,7 +535,10 @@ def main(argv: list[str] | None = None) -> int:
         from .model import build_tiny  # torch, once the arguments stand
 
         checkpoint = args.checkpoint or build_tiny(scratch, seed=0)
-        results = run(checkpoint, args.seeds, args.steps, backend=args.backend)
+        try:
+            results = run(checkpoint, args.seeds, args.steps, backend=args.backend)
+        except ParityError as exc:
+            parser.exit(2, f"{parser.prog}: {exc}\n")
     for w in caught if args.show_warnings else ():
         print(
             warnings.formatwarning(w.message, w.category, w.filename, w.lineno),
@@ -449,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(caught)} Python warning(s) from the frameworks' code held back: --show-warnings"
         )
     ran = [r for r in results if isinstance(r, Decisions)]
-    return 0 if all(c.passed for c in checks(ran)) else 1
+    failed = any(isinstance(r, Failed) for r in results)
+    return 0 if all(c.passed for c in checks(ran)) and not failed else 1
 
 
 if __name__ == "__main__":

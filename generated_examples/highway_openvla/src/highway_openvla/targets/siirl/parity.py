@@ -143,7 +143,7 @@ def first_decisions(
 
     from ...model import Policy
     from . import manifest, pipeline
-    from .harness import TinyOpenVLA, TinyProcessor, cpu_siirl
+    from .harness import OFF_ACTION, TinyOpenVLA, TinyProcessor, cpu_siirl
 
     n = len(seeds)
     changes = {
@@ -229,4 +229,7 @@ def first_decisions(
         advantages=scored["advantages"].reshape(by_decision)[..., 0].T.float().numpy(),
         formula=formula,
         formula_error=float(np.abs(output.detach().double().numpy() - expected).max()),
+        logprob_note=f"siiRL's OpenVLA actor scores the whole vocabulary; the tiny checkpoint "
+        f"behind its interface adds {OFF_ACTION:g} off the action tokens, as a fine-tuned "
+        "OpenVLA puts its mass on them",
     )

@@ -109,6 +109,8 @@ class TinyServer:
         ]
         pixel_values, grid = self.pre.pixels(images)
         ids = torch.tensor([request.input_ids])
+        # which tokens are the image's: Qwen-VL's 3-D positions come from them
+        types = (ids == self.pre.image_token_id).long()
         count = request.gconfig.max_new_tokens
         processors = LogitsProcessorList([self._constrain] if self.allowed else [])
         sampling = (
@@ -120,6 +122,7 @@ class TinyServer:
             out = self.network.generate(
                 input_ids=ids,
                 attention_mask=torch.ones_like(ids),
+                mm_token_type_ids=types,
                 pixel_values=pixel_values,
                 image_grid_thw=grid,
                 do_sample=not self.greedy,
@@ -160,9 +163,15 @@ def rollout(
     executor = executor_module.WorkflowExecutor(config, server)
     executor.initialize(train_data_parallel_size=1)
     try:
-        return executor.rollout_batch(data, workflow=workflow)
+        out = executor.rollout_batch(data, workflow=workflow)
     finally:
         executor.destroy()
+    if len(out) != len(data):  # AReaL logs an episode's exception and drops its row
+        raise RuntimeError(
+            f"AReaL's rollout returned {len(out)} of {len(data)} trajectories: the workflow "
+            "raised in the others (AReaL's log above says what)"
+        )
+    return out
 
 
 def _free_port() -> int:

@@ -167,4 +167,6 @@ def first_decisions(
         advantages=advantages,
         formula=FORMULAS[ALGORITHM],
         formula_error=float(np.abs(got - expected).max()),
+        logprob_note=f"AReaL's actor scores the whole vocabulary; its output head here adds "
+        f"{OFF_ACTION:g} off the action tokens, as a fine-tuned VLA puts its mass on them",
     )

@@ -188,8 +188,12 @@ class ParityEnv(VerlEnv):
         super().__init__(cfg, rank, world_size)
 
     def _write(self) -> None:
-        rows = self._recorder.rows(id(self.core), self.core.num_envs)
-        self._record.write_text(json.dumps(rows))
+        key, envs = id(self.core), self.core.num_envs
+        rows = self._recorder.rows(key, envs)
+        ends = self._recorder.ends.get(key, {})
+        self._record.write_text(
+            json.dumps({"rows": rows, "ends": [ends.get(e) for e in range(envs)]})
+        )
 
     def reset_envs_to_state_ids(self, state_ids_list: Any, task_ids_list: Any) -> Any:
         out = super().reset_envs_to_state_ids(state_ids_list, task_ids_list)
@@ -274,13 +278,14 @@ def first_decisions(
             _advantage_calls(calls),
         ):
             done = run_step(tmp, checkpoint, extra, Scale(1, n, steps, backend))
-        rows = json.loads(record.read_text())
+        recorded = json.loads(record.read_text())
     generated, batch = done.generated, done.update_batch.batch
     kwargs, output = calls[-1]
     _, formula = FORMULAS[ALGORITHM]
     by_decision = (n, steps, -1)  # flattened rows: episode-major, then decision
+    rows, ends = recorded["rows"][:n], recorded["ends"][:n]
     observations = tuple(
-        tuple(row[s] if s < len(row) else "-" for row in rows[:n]) for s in range(steps)
+        tuple(row[s] if s < len(row) else "-" for row in rows) for s in range(steps)
     )
     return Decisions(
         framework="verl",
@@ -298,4 +303,7 @@ def first_decisions(
         formula_error=float(np.abs(_numpy(output) - formula.evaluate(kwargs)).max()),
         observations=observations,
         reward_note=REWARD_NOTE,
+        ended=tuple(
+            (e, d) for e, d in enumerate(ends) if d is not None and d < steps - 1
+        ),
     )
