@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,16 @@ def install(
         command += ["--find-links", links]
     done = subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True)
     assert done.returncode == 0, f"uv pip install {' '.join(args)}:\n{done.stderr}"
+
+
+def uninstall(python: str, requirements: Sequence[str]) -> None:
+    """``uv pip uninstall`` the distributions ``requirements`` name from ``python``'s venv."""
+    from uv import find_uv_bin
+
+    names = [re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0] for r in requirements]
+    command = [find_uv_bin(), "pip", "uninstall", "-q", "--python", python, *names]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, f"uv pip uninstall {' '.join(names)}:\n{done.stderr}"
 
 
 def _pip_find_links() -> list[str]:

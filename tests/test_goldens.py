@@ -5,15 +5,25 @@ ruff-clean, and pass their own tests in a fresh venv. Refresh them with
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import GOLDENS, SPECS, VARIANT_MARKERS, fresh_venv, install, run_package_tests
+from conftest import (
+    GOLDENS,
+    SPECS,
+    VARIANT_MARKERS,
+    fresh_venv,
+    install,
+    run_package_tests,
+    uninstall,
+)
 from refresh_goldens import render_example
 from vlagen.load import load_spec
 from vlagen.plan import make_plan
@@ -79,9 +89,10 @@ def test_goldens_are_ruff_clean() -> None:
 #: update among them, take 1.5-2 on 2 cores): cartpole's package has no fidelity harness to
 #: install beyond RLinf's; LIBERO's installs the simulator and runs its tests on it.
 MINUTES = {"cartpole_custom": 1, "libero_openvla_oft": 5}
-#: The one golden whose fresh-venv run includes the env pool's process-control tests
-#: (signals, deadlines, shutdown): the pool's code is the same in every package, and they
-#: take about a minute, so the other goldens leave them out, as the spec variants do.
+#: The one golden whose fresh-venv run includes the process-control tests of the env pool
+#: and the env server (signals, deadlines, shutdown, hostile clients): their code is the same
+#: in every package, and they take about a minute, so the other goldens leave them out, as
+#: the spec variants do.
 PROCESS_CONTROL_GOLDEN = "highway_openvla"
 
 
@@ -116,3 +127,71 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
         python=python,
         markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else VARIANT_MARKERS,
     )
+    if spec.stem == PROCESS_CONTROL_GOLDEN:
+        _without_the_simulator_against_a_server(plan, package, python, tmp_path)
+
+
+#: RLinf's fidelity tests that share its launched round (env worker, rollout, actor): the
+#: round steps the env through the server.
+ROUND_TESTS = "env_worker_drives or rollout_worker_predicts or rlinfs_gae or ppo_ratio_one"
+
+
+def _without_the_simulator_against_a_server(
+    plan: Any, package: Path, python: str, tmp_path: Path
+) -> None:
+    """The env server's separation (issue 34): a venv with the package's env runtime and the
+    simulator, no torch, serves; the golden's own venv, its simulator uninstalled, runs the
+    README's smoke command and RLinf's launched round against it."""
+    server = fresh_venv(tmp_path / "server-venv")
+    install(server, ["--no-deps", "."], cwd=package)
+    install(server, plan.env.serve_requirements)
+    assert not _imports(server, "torch"), "the server's venv has torch"
+    uninstall(python, [*plan.env.sim_requirements])
+    assert not _imports(python, "highway_env"), "the trainer's venv still has the simulator"
+    address = f"unix://{tmp_path / 'env.sock'}"
+    proc = subprocess.Popen(
+        [server, "-m", f"{plan.package}.env.serve", "--bind", address],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("serving "), line + proc.communicate(timeout=60)[1]
+        env = {**os.environ, plan.env.remote_var: address, "OMP_NUM_THREADS": "1"}
+        smoke = [python, "-m", f"{plan.package}.smoke", "--episodes", "1", "--num-envs", "2"]
+        done = subprocess.run(
+            [*smoke, "--max-episode-steps", "2"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0 and "steps/s" in done.stdout, done.stdout + done.stderr
+        done = subprocess.run(
+            [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "tests/test_rlinf_fidelity.py",
+                "-k",
+                ROUND_TESTS,
+            ],
+            cwd=package,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout + done.stderr
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+
+
+def _imports(python: str, module: str) -> bool:
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0

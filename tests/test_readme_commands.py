@@ -3,17 +3,22 @@ empty folder, the package's ``src`` on ``PYTHONPATH``, in this venv. Each either
 stops with one paragraph saying what to install, exit 2, never with a traceback; none prints
 a Python warning.
 
-Commands are read from the README's ```bash blocks (those that run this package's modules;
-``pip install``, ``pytest`` and the like are what the fresh-venv golden test runs). Smoke runs
-get ``--episodes 1 --num-envs 2 --max-episode-steps 2`` appended, so they finish in a few
-decisions; argparse takes the last value, so the command as written still decides the rest.
+Commands are read from the README's ```bash blocks (those that run this package's modules
+or ``python -c``, after any ``NAME=value`` settings; ``pip install``, ``pytest`` and the like
+are what the fresh-venv golden test runs). Smoke runs get ``--episodes 1 --num-envs 2
+--max-episode-steps 2`` appended, so they finish in a few decisions; argparse takes the last
+value, so the command as written still decides the rest. An env server (``env.serve``) runs
+in the background until the README's commands are done, on the test's own folder and a free
+port in place of the README's (``SIM_HOST`` is this host).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -32,6 +37,7 @@ QUICK = ["--episodes", "1", "--num-envs", "2", "--max-episode-steps", "2"]
 #: A Python warning as ``warnings`` prints it (``path:line: SomeWarning: message``).
 WARNING = re.compile(r"^\S+:\d+: \w*Warning: ", re.MULTILINE)
 BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
+SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  #: ``NAME=value`` before a command
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,24 @@ class Golden:
         readme = (GOLDENS / self.name / "README.md").read_text()
         lines = [line for block in BASH_BLOCK.findall(readme) for line in block.splitlines()]
         words = [shlex.split(line, comments=True) for line in lines]
-        return [w for w in words if w[:2] == ["python", "-m"] and w[2].startswith(self.package)]
+        return [w for w in words if _runs(w, self.package)]
+
+
+def _command(words: list[str]) -> list[str]:
+    """``words`` without the ``NAME=value`` settings before the command."""
+    return list(itertools.dropwhile(SETTING.match, words))
+
+
+def _runs(words: list[str], package: str) -> bool:
+    command = _command(words)
+    return command[:2] == ["python", "-c"] or (
+        command[:2] == ["python", "-m"] and command[2].startswith(package)
+    )
+
+
+def _module(words: list[str]) -> str | None:
+    command = _command(words)
+    return command[2] if command[:2] == ["python", "-m"] else None
 
 
 def _golden(spec: Path) -> Golden:
@@ -92,7 +115,52 @@ def _listing(root: Path) -> list[Path]:
 
 
 def _is_smoke(golden: Golden, words: list[str]) -> bool:
-    return words[2] == f"{golden.package}.smoke"
+    return _module(words) == f"{golden.package}.smoke"
+
+
+def _here(words: list[str], folder: Path, port: int) -> list[str]:
+    """The README's env-server addresses made the test's: its folder for ``/tmp/``, ``port``
+    for the README's, this host for ``SIM_HOST``."""
+    return [
+        w.replace("unix:///tmp/", f"unix://{folder}/")
+        .replace(":5555", f":{port}")
+        .replace("SIM_HOST", "127.0.0.1")
+        for w in words
+    ]
+
+
+def _serve(golden: Golden, words: list[str], cwd: Path) -> subprocess.Popen:
+    """The README's env server, started as its shell would, once it says what it serves."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(golden.src),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(cwd),
+    }
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    proc = subprocess.Popen(
+        ["bash", "-c", "exec " + shlex.join(words)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    assert line.startswith("serving "), (
+        f"{shlex.join(words)}: {line}{proc.communicate(timeout=60)[1]}"
+    )
+    return proc
+
+
+def _stop_servers(servers: list[subprocess.Popen]) -> None:
+    for proc in servers:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and "Traceback" not in err, (
+            f"the env server exited {proc.returncode}:\n{err}"
+        )
+        assert not WARNING.search(err), f"the env server printed a warning:\n{err}"
 
 
 def _synthetic(words: list[str]) -> bool:
@@ -111,7 +179,7 @@ def _assert_stops_with_one_paragraph(
     assert message.startswith(f"python -m {golden.package}.smoke: error: "), message
     fix = "PYTHONPATH" if golden.backend_class else "install it with: "
     assert fix in message, message
-    assert message.endswith(f"{shown} --backend synthetic"), message
+    assert message.endswith(f"{shlex.join(_command(words))} --backend synthetic"), message
 
 
 @pytest.mark.slow
@@ -122,7 +190,23 @@ def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Pa
     smokes = [w for w in commands if _is_smoke(golden, w)]
     assert any(_synthetic(w) for w in smokes), "the README shows no synthetic smoke run"
     assert any(not _synthetic(w) for w in smokes), "the README shows no smoke run on the simulator"
+    servers: list[subprocess.Popen] = []
+    try:
+        _run_all(golden, commands, tmp_path, servers)
+    finally:
+        _stop_servers(servers)
+    assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"
+
+
+def _run_all(golden: Golden, commands: list[list[str]], tmp_path: Path, servers: list) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     for words in commands:
+        words = _here(words, tmp_path, port)
+        if _module(words) == f"{golden.package}.env.serve":
+            servers.append(_serve(golden, words, tmp_path))
+            continue
         if _is_smoke(golden, words):
             words = [*words, *QUICK]
         done = _run(golden, words, tmp_path)
@@ -139,9 +223,8 @@ def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Pa
         assert not WARNING.search(err), f"{shown} printed a warning:\n{err}"
         if _is_smoke(golden, words):
             assert "steps/s" in out and "mean return" in out, out
-        if words[2] == f"{golden.package}.env.check":  # the real simulator: every check passes
+        if _module(words) == f"{golden.package}.env.check":  # the real simulator: all pass
             assert out.rstrip().endswith("checks passed") and "FAIL" not in out, out
-    assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"
 
 
 @pytest.mark.slow(minutes=1)

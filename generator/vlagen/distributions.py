@@ -76,6 +76,7 @@ VETTED: dict[str, Distribution] = _vetted(
     ("pillow", "https://github.com/python-pillow/Pillow", ""),
     ("imageio", "https://github.com/imageio/imageio", ""),
     ("pytest", "https://github.com/pytest-dev/pytest", ""),
+    ("pyzmq", "https://github.com/zeromq/pyzmq", ""),  # the env server's transport
     ("setuptools", "https://github.com/pypa/setuptools", ""),
     # simulators
     ("gymnasium", "https://github.com/Farama-Foundation/Gymnasium", ""),

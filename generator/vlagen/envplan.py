@@ -31,6 +31,12 @@ from .spec import (
 __all__ = ["EnvPlan", "control_bounds", "make_env_plan", "resolve_env"]
 
 
+#: The env server's transport (ZeroMQ): a well-kept binding with zero-copy multipart
+#: messages, size limits and reconnection, where a socket protocol of our own would need all
+#: three written and hardened.
+REMOTE_REQUIREMENTS = ("pyzmq>=26",)
+
+
 @dataclass(frozen=True)
 class EnvPlan:
     package: str  #: the generated package's import name
@@ -51,6 +57,16 @@ class EnvPlan:
     scaffold: str | None  #: package-relative path of the backend module vlagen starts for you
     cameras: tuple[Camera, ...]  #: the spec's, in order
     gripper_closes: str | None  #: high | low: the bound that closes the gripper, if any
+
+    @property
+    def remote_var(self) -> str:
+        """The environment variable that points the package's envs at an env server."""
+        return f"{self.package.upper()}_ENV_REMOTE"
+
+    @property
+    def token_var(self) -> str:
+        """The environment variable holding the env server's token."""
+        return f"{self.package.upper()}_ENV_TOKEN"
 
     @property
     def control_doc(self) -> str:
@@ -153,10 +169,18 @@ class EnvPlan:
 
     @property
     def test_requirements(self) -> list[str]:
-        """pytest, plus the simulator where it is a light pip install that runs on a CPU."""
+        """pytest, the env server's transport, plus the simulator where it is a light pip
+        install that runs on a CPU."""
         cheap = self.preset.backend == "gymnasium"
         video = self.video_requirements if self.video else []
-        return ["pytest>=8", *(self.sim_requirements if cheap else []), *video]
+        sim = self.sim_requirements if cheap else []
+        return ["pytest>=8", *REMOTE_REQUIREMENTS, *sim, *video]
+
+    @property
+    def serve_requirements(self) -> list[str]:
+        """What an env server's own environment installs beside the package (``--no-deps``):
+        the env runtime (numpy), the transport and the simulator; no torch, no framework."""
+        return ["numpy>=1.24", *REMOTE_REQUIREMENTS, *self.sim_requirements]
 
     @property
     def mapping_doc(self) -> str:

@@ -18,7 +18,7 @@ import yaml
 
 from ._version import __version__
 from .distributions import distribution_name
-from .envplan import EnvPlan, make_env_plan, resolve_env
+from .envplan import REMOTE_REQUIREMENTS, EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .paths import templates_root
@@ -117,6 +117,7 @@ class Plan:
         }
         if self.env.sim_requirements:
             out["sim"] = self.env.sim_requirements
+        out["remote"] = list(REMOTE_REQUIREMENTS)
         if self.env.video:
             out["video"] = self.env.video_requirements
         out["test"] = self.test_requirements
@@ -277,7 +278,18 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
 def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     """The env core, its backends and its tests; modules only where the spec uses them."""
     src, tpl = f"src/{package}/env", "package/src/env"
-    modules = ["__init__", "actions", "check", "core", "observations", "rewards", "vector"]
+    modules = [
+        "__init__",
+        "actions",
+        "check",
+        "core",
+        "observations",
+        "remote",
+        "rewards",
+        "serve",
+        "vector",
+        "wire",
+    ]
     if env.mapping == "controller":
         modules.append("control")
     if env.video:
@@ -287,7 +299,7 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     for module, template in backends.items():
         path, source = f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"
         files.append(PlannedFile(path, source))
-    tests = ["starts", "test_env", "test_env_check", "test_env_pool"]
+    tests = ["starts", "test_env", "test_env_check", "test_env_pool", "test_env_remote"]
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:

@@ -732,6 +732,19 @@ class Video(StrictModel):
     )
 
 
+def _remote_address(value: str) -> str:
+    """``unix:///PATH`` (an absolute path) or ``tcp://HOST:PORT``."""
+    if value.startswith("unix:///") and len(value) > len("unix:///"):
+        return value
+    host, sep, port = value.removeprefix("tcp://").rpartition(":")
+    if value.startswith("tcp://") and sep and host and port.isdigit() and 0 < int(port) < 65536:
+        return value
+    raise ValueError(f"an env server address is unix:///PATH or tcp://HOST:PORT, got {value!r}")
+
+
+RemoteAddress = Annotated[OneLine, AfterValidator(_remote_address)]
+
+
 class Env(StrictModel):
     """The simulation environment, as the policy sees it."""
 
@@ -785,6 +798,12 @@ class Env(StrictModel):
         description="The same for reset and a worker's start-up (imports, building its envs), "
         "which take far longer than a step on some simulators (LIBERO builds a scene per "
         "task). At most 3600.",
+    )
+    remote: RemoteAddress | None = Field(
+        default=None,
+        description="The env server (`python -m <package>.env.serve`) every env of the "
+        "package runs on: unix:///PATH or tcp://HOST:PORT. Default: envs run here. An "
+        "environment variable named in the package's README overrides it at run time.",
     )
     gymnasium: Gymnasium | None = Field(
         default=None, description="The gymnasium env, for presets on the gymnasium backend."

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "67bae76f091a833cf455f33c28bd293ccdb7ff8058b6ca6d7e173fef6825b649"
+SPEC_HASH: Final = "e161d576a60e6dd6b631af08b3fc88534a6f07da1e77b3f2dcb53d06be5a61a6"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -343,6 +344,7 @@ SPEC: Final = Spec(
         workers=0,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=Gymnasium(
             id="CartPole-v1",
             kwargs={"render_mode": "rgb_array"},

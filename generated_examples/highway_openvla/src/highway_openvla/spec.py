@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "bf0b4780005e3798bb5184eb028bc801d6549d96992f57f53e27fd14fbea11f6"
+SPEC_HASH: Final = "ad72db8b0e3c2c0db94e47c8f5330779aeaf60e245a91ab350bcc0b9f23f1776"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -348,6 +349,7 @@ SPEC: Final = Spec(
         workers=0,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=Gymnasium(
             id="highway-fast-v0",
             kwargs={

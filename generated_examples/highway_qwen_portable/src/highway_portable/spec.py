@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "341f402498c08d73b647b8c9929c220e110d88e693591c721c0c1a769a45b682"
+SPEC_HASH: Final = "48782f055877f0c00f17075e91803dd00f71c7fe11f6e094ccd70b4172573520"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -348,6 +349,7 @@ SPEC: Final = Spec(
         workers=0,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=Gymnasium(
             id="highway-fast-v0",
             kwargs={

@@ -91,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     except SimulatorMissingError as exc:
         return _stop(parser, f"{exc}. {_try_synthetic(argv)}")
+    except (
+        BackendError
+    ) as exc:  # an env server that is not there, or lacks the simulator
+        first = str(exc).splitlines()[0]
+        if exc.cause == "SimulatorMissingError":
+            return _stop(parser, f"{first}. {_try_synthetic(argv)}")
+        return _stop(parser, first)
     with env, tempfile.TemporaryDirectory() as scratch:
         from .model import (
             CheckpointError,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "52920c5623baf7397aa81e30fdd78412b0b23d71937d5b14d39175e4d9c91e94"
+SPEC_HASH: Final = "9df3fe233e7cb3406d11ee6d9f1fe2df5ecde900e424f03402ace4719c83916f"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -356,6 +357,7 @@ SPEC: Final = Spec(
         workers=0,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=Gymnasium(
             id="highway-fast-v0",
             kwargs={

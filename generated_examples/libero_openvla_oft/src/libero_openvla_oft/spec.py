@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "b1bbcfce0066bdb04bec6b908dd3bc377936b66492b6110f9679b43d9f850595"
+SPEC_HASH: Final = "1b0c3627033a19e53cc50da2f68ddc55e399ffbc3d084595ed0a0930b8f8138c"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -354,6 +355,7 @@ SPEC: Final = Spec(
         workers=4,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=None,
         libero=Libero(fast_render=False),
         backend_class=None,

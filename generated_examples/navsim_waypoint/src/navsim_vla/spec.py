@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "fcc39ffc1737f65bad2feb9fad9a559b4b7de28c7e51bd6b9b932ebd5cfd0817"
+SPEC_HASH: Final = "298ae80b69d683281675599fa13aac5ad8d4d817dd8a0c9e035a5093f5212be8"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -360,6 +361,7 @@ SPEC: Final = Spec(
         workers=2,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=None,
         libero=None,
         backend_class="navsim_scenes.backend:SceneReplay",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "bbf0c5b7694223b057a062a806984930fc41cec817ffbfc754454b9f6a055e62"
+SPEC_HASH: Final = "7353c64fbbd44185f33ebeb87b340b56882db5d8d4c5f923d7e3a717dde02fa7"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -240,6 +240,7 @@ class Env:
     workers: int | None
     step_timeout_s: float
     reset_timeout_s: float
+    remote: str | None
     gymnasium: Gymnasium | None
     libero: Libero | None
     backend_class: str | None
@@ -348,6 +349,7 @@ SPEC: Final = Spec(
         workers=0,
         step_timeout_s=60.0,
         reset_timeout_s=300.0,
+        remote=None,
         gymnasium=Gymnasium(
             id="gym_pusht/PushT-v0",
             kwargs={

@@ -10,11 +10,15 @@ batched, with auto-reset, reward shaping and episode stats.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..spec import SPEC
 from .backends import load_backend
 from .backends.base import SimulatorMissingError, Task
 from .core import VecEnv
 from .observations import ObservationError
+from .remote import remote_address
 from .vector import BackendError, InProcessVector, SubprocessVector
 
 __all__ = [
@@ -37,8 +41,9 @@ def make_env(
     video: bool | None = None,
     max_episode_steps: int | None = None,
     auto_reset: bool = True,
+    remote: str | None = None,
 ) -> VecEnv:
-    """The spec's environment, batched.
+    """The spec's environment, batched: here, or on an env server (``remote``).
 
     Args:
         backend: ``"synthetic"`` for the stand-in with the same shapes, or the real one
@@ -55,17 +60,36 @@ def make_env(
             sets ``env.video``).
         max_episode_steps: Steps before truncation (default: the spec's).
         auto_reset: Reset finished envs at the end of ``step`` (see :class:`VecEnv`).
+        remote: The env server (``python -m highway_portable.env.serve``) to run the envs
+            on, ``unix:///PATH`` or ``tcp://HOST:PORT`` (default: ``HIGHWAY_PORTABLE_ENV_REMOTE``
+            if set, else the spec's ``env.remote``; none: here). The simulator is then the
+            server's: this process needs none.
 
     Raises:
         SimulatorMissingError: The backend's simulator (or your ``env.backend_class``)
             cannot be imported in this process; the message says what to install. Checked
             before any env or worker starts; ``backend="synthetic"`` needs none.
+        BackendError: The env server is unreachable, refuses the client, or serves other
+            shapes.
     """
-    module = load_backend(backend or SPEC.env.backend)
-    module.check()  # a missing simulator (or one not set up) fails here, not in every worker
-    tasks = module.tasks()
     n = SPEC.training.group_size if num_envs is None else num_envs
     w = SPEC.env.workers if workers is None else workers
+    address = remote or remote_address(SPEC.env.remote)
+    if address is not None:
+        from .remote import RemoteVector
+
+        vector = RemoteVector(
+            address,
+            n,
+            backend=backend or SPEC.env.backend,
+            workers=w,
+            check_every_step=debug,
+            step_timeout=SPEC.env.step_timeout_s,
+            reset_timeout=SPEC.env.reset_timeout_s,
+        )
+        return _env(vector, vector.tasks, n, seed, video, max_episode_steps, auto_reset)
+    module = load_backend(backend or SPEC.env.backend)
+    module.check()  # a missing simulator (or one not set up) fails here, not in every worker
     if hasattr(module, "make_vector"):  # simulators that batch on their own
         vector = module.make_vector(n, check_every_step=debug)
     elif w:
@@ -79,6 +103,19 @@ def make_env(
         )
     else:
         vector = InProcessVector(module.make, n, check_every_step=debug)
+    return _env(vector, module.tasks(), n, seed, video, max_episode_steps, auto_reset)
+
+
+def _env(
+    vector: Any,
+    tasks: Sequence[Task],
+    n: int,
+    seed: int | None,
+    video: bool | None,
+    max_episode_steps: int | None,
+    auto_reset: bool,
+) -> VecEnv:
+    """The core over ``vector``, with the spec's defaults for what was not given."""
     recorder = None
     if video is None:
         video = SPEC.env.video is not None

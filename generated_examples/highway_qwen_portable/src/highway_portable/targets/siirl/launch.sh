@@ -10,6 +10,10 @@
 #
 # Settings (environment): DATA_DIR, CHECKPOINT, OUTPUT_DIR, NNODES, GPUS_PER_NODE,
 # RAY_PORT, VJEPA_MODEL (srpo only).
+# Envs on an env server (`python -m highway_portable.env.serve` where the simulator is installed):
+# set env.remote in the spec and regenerate, or export HIGHWAY_PORTABLE_ENV_REMOTE=ADDRESS (and
+# HIGHWAY_PORTABLE_ENV_TOKEN_FILE=PATH beyond loopback) on every node before its Ray processes start
+# (`launch.sh head`, `worker`): Ray's workers inherit their node's environment. See the README.
 set -euo pipefail
 
 PACKAGE=highway_portable

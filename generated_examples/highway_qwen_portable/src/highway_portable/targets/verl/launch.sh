@@ -10,6 +10,10 @@
 #
 # Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8), MUJOCO_GL (egl).
 # Every node needs this package and verl v0.7.1 installed (see the README).
+# Envs on an env server (`python -m highway_portable.env.serve` where the simulator is installed):
+# set env.remote in the spec and regenerate, or export HIGHWAY_PORTABLE_ENV_REMOTE=ADDRESS (and
+# HIGHWAY_PORTABLE_ENV_TOKEN_FILE=PATH beyond loopback) on every node before its Ray processes start
+# (`launch.sh head`, `worker`): Ray's workers inherit their node's environment. See the README.
 set -euo pipefail
 
 PACKAGE=highway_portable

@@ -12,6 +12,10 @@
 # Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8).
 # GPUs: 4 inference + 4 training over 1 node(s); every node needs this
 # package and AReaL installed, and data/ and the checkpoint at the same path (a shared filesystem).
+# Envs on an env server (`python -m highway_qwen.env.serve` where the simulator is installed):
+# set env.remote in the spec and regenerate, or export HIGHWAY_QWEN_ENV_REMOTE=ADDRESS (and
+# HIGHWAY_QWEN_ENV_TOKEN_FILE=PATH beyond loopback) on every node before its Ray processes start
+# (`launch.sh head`, `worker`): Ray's workers inherit their node's environment. See the README.
 set -euo pipefail
 
 PACKAGE=highway_qwen

@@ -9,6 +9,10 @@
 #
 # Settings: LOG_DIR (default rlinf_logs/<time>), RAY_PORT (6379), MUJOCO_GL (egl).
 # Every node needs this package installed (pip install -e '.[rlinf]').
+# Envs on an env server (`python -m navsim_vla.env.serve` where the simulator is installed):
+# set env.remote in the spec and regenerate, or export NAVSIM_VLA_ENV_REMOTE=ADDRESS (and
+# NAVSIM_VLA_ENV_TOKEN_FILE=PATH beyond loopback) on every node before its Ray processes start
+# (`launch.sh head`, `worker`): Ray's workers inherit their node's environment. See the README.
 set -euo pipefail
 
 export RLINF_EXT_MODULE=navsim_vla.targets.rlinf.register
