@@ -216,6 +216,24 @@ def test_a_server_beyond_loopback_without_a_token_exits_2() -> None:
 
 
 @pytest.mark.process_control
+def test_a_unix_socket_path_holding_a_file_or_a_live_server_is_refused(
+    tmp_path: Path, server: str
+) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    for address in (f"unix://{precious}", server):
+        done = subprocess.run(
+            [*SERVE, "--bind", address],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert precious.read_text() == "keep me"
+
+
+@pytest.mark.process_control
 def test_an_unreachable_server_is_named_within_a_few_heartbeats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -299,6 +317,25 @@ def test_the_server_goes_on_serving_after_hostile_clients(
             wire.pack({"call": "step", "session": "made-up", "sequence": 2})
         )
         assert "no session" in _answer(sock)["error"]
+        sock.send_multipart(wire.pack({"call": "ping", "session": [1], "sequence": 3}))
+        assert _answer(sock)["status"] == "ok"  # a session that is no string is none
+        sock.send_multipart([b"[" * 5000 + b"]" * 5000])
+        assert "nested" in _answer(sock)["error"]
+        sock.send_multipart(
+            [b'{"call": "hello", "protocol": 1, "token": "\\ud800", "num_envs": 1}']
+        )
+        assert "token" in _answer(sock)["error"]
+        failing = {
+            "call": "hello",
+            "protocol": wire.PROTOCOL,
+            "token": token,
+            "backend": "no-such",
+            "num_envs": 8,
+        }
+        sock.send_multipart(wire.pack(failing))
+        assert (
+            "backend" in _answer(sock)["error"]
+        )  # and its 8 envs are free again at once
         big = _dealer(address)
         big.send_multipart(
             [b"{}", b"\x00" * (64 << 20)]
@@ -375,7 +412,7 @@ def test_a_client_killed_mid_step_frees_its_envs(tmp_path: Path) -> None:
         "--max-envs",
         "4",
         "--session-timeout",
-        "3",
+        "4",
     ) as (address, proc):
         script = textwrap.dedent(
             f"""

@@ -88,9 +88,12 @@ def token_from_env() -> str | None:
 
 def same_token(given: Any, expected: str) -> bool:
     """Whether ``given`` is ``expected``, compared in constant time."""
-    return isinstance(given, str) and hmac.compare_digest(
-        given.encode(), expected.encode()
-    )
+    if not isinstance(given, str):
+        return False
+    try:
+        return hmac.compare_digest(given.encode(), expected.encode())
+    except UnicodeEncodeError:  # a lone surrogate: no token of ours
+        return False
 
 
 class RemoteVector:
@@ -219,6 +222,7 @@ class RemoteVector:
     def _connect(self) -> Any:
         socket = self._context.socket(self._zmq.DEALER)
         socket.setsockopt(self._zmq.LINGER, 0)
+        socket.setsockopt(self._zmq.IPV6, 1)
         socket.connect(endpoint(self.address))
         return socket
 
@@ -320,6 +324,7 @@ class _Heartbeat:
         zmq = self._owner._zmq
         socket = self._context.socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.IPV6, 1)
         socket.connect(self._address)
         nonce = secrets.token_hex(8)
         try:
@@ -348,5 +353,10 @@ def remote_address(spec_remote: str | None) -> str | None:
     else the spec's ``env.remote``."""
     override = os.environ.get(REMOTE_VAR)
     if override is not None:
-        return None if override.strip() in ("", "local") else override.strip()
+        return local_or(override)
     return spec_remote
+
+
+def local_or(address: str) -> str | None:
+    """None for ``local`` (or nothing): the envs run here; else ``address``."""
+    return None if address.strip() in ("", "local") else address.strip()

@@ -19,9 +19,10 @@ calls run in a thread of its own, so one client's slow step holds back no other 
 heartbeat. A call runs under the pool's deadlines (the spec's ``env.step_timeout_s``,
 ``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot be cut short).
 
-Security: no pickle or other code-executing format on the wire (:mod:`.wire`); messages over
-the size a client can need are dropped by ZeroMQ before they are read; a malformed message
-gets an error answer (or none, when it cannot be answered) and the server goes on. Beyond
+Security: no pickle or other code-executing format on the wire (:mod:`.wire`); a frame over
+the size a client can need is dropped by ZeroMQ before it is read (a message of many frames
+is bounded frame by frame only); a malformed message gets an error answer (or none, when it
+cannot be answered) and the server goes on. Beyond
 loopback the server refuses to start without a token (``--token-file``, or
 ``HIGHWAY_QWEN_ENV_TOKEN``), which a client's hello must carry (compared in constant time); calls
 then name the session the hello opened (a random 128-bit id). A Unix socket is created
@@ -37,6 +38,8 @@ import math
 import os
 import secrets
 import signal
+import socket
+import stat
 import sys
 import threading
 import time
@@ -49,7 +52,7 @@ import numpy as np
 from ..spec import SPEC
 from . import observations, wire
 from .backends import BACKENDS, load_backend
-from .remote import TOKEN_VAR, endpoint, import_zmq, same_token
+from .remote import HEARTBEAT_S, TOKEN_VAR, endpoint, import_zmq, same_token
 from .vector import InProcessVector, SubprocessVector
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
@@ -57,6 +60,7 @@ MAX_ENVS = 1024  #: default ``--max-envs``
 SESSION_TIMEOUT = 30.0  #: default ``--session-timeout``, seconds
 HANDSHAKE_S = 5.0  #: seconds a connection may take to complete ZeroMQ's handshake
 HEADER_ROOM = 1 << 16  #: bytes of a call's header beyond its arrays (args, names)
+SHUTDOWN_S = 10.0  #: seconds a stopping server gives its sessions to close their envs
 
 
 class Session:
@@ -68,6 +72,7 @@ class Session:
         self.last_seen = time.monotonic()
         self.busy = False  #: a call of it is running
         self.closing = False  #: its client closed it during a call
+        self.hello = False  #: the call running is its hello
         self.pipe = context.socket(zmq.PAIR)
         self.pipe.bind(f"inproc://session-{sid}")
         self.thread = threading.Thread(
@@ -77,6 +82,7 @@ class Session:
             daemon=True,
         )
         self.vector: Any = None
+        self.tasks: tuple = ()  #: the backend's catalogue, once built
         self.thread.start()
 
     def forward(self, frames: list[Any]) -> None:
@@ -166,7 +172,8 @@ class Session:
             self.vector = InProcessVector(module.make, n, check_every_step=check)
         low = np.asarray(self.vector.control_low)
         high = np.asarray(self.vector.control_high)
-        tasks = [[t.task_id, t.description, t.num_states] for t in module.tasks()]
+        self.tasks = module.tasks()
+        tasks = [[t.task_id, t.description, t.num_states] for t in self.tasks]
         reply = {"session": self.id, "tasks": tasks, "digest": wire.digest()}
         return reply, {"control_low": low, "control_high": high}
 
@@ -188,12 +195,19 @@ class Session:
         if ids.size and (ids.min() < 0 or ids.max() >= self.num_envs):
             raise ValueError(f"env_ids must be in [0, {self.num_envs})")
         if not all(
-            isinstance(a, list) and len(a) == 3 and all(isinstance(v, int) for v in a)
+            isinstance(a, list) and len(a) == 3 and all(type(v) is int for v in a)
             for a in args
         ):
             raise ValueError(
                 "each reset argument is [seed, task_id, state_id], integers"
             )
+        for _, task, state in args:
+            if not (
+                0 <= task < len(self.tasks) and 0 <= state < self.tasks[task].num_states
+            ):
+                raise ValueError(
+                    f"task {task}, state {state} is not in the catalogue of {len(self.tasks)} task(s)"
+                )
         infos = self.vector.reset(ids, [tuple(a) for a in args])
         return self._observed(ids, {"infos": wire.encode(infos)})
 
@@ -247,18 +261,29 @@ class Server:
         self.zmq, self.token = zmq, token
         self.max_envs, self.session_timeout = max_envs, session_timeout
         self.context = zmq.Context()
+        self.context.max_sockets = 2 * max_envs + 64  # a session's two ends of its pipe
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.IPV6, 1)
         self.socket.setsockopt(zmq.HANDSHAKE_IVL, int(HANDSHAKE_S * 1000))
         self.socket.setsockopt(zmq.MAXMSGSIZE, largest_call(max_envs))
         self.sessions: dict[str, Session] = {}
+        self.threads: list[
+            threading.Thread
+        ] = []  #: of ended sessions, closing their envs
         self.stopping = False
         place = endpoint(bind)
         if place.startswith("tcp://") and place.endswith(":0"):
             place = place[:-2] + ":*"  # any free port; the address printed says which
-        with _private_files():
-            self.socket.bind(place)
-        self.address = _address(self.socket.getsockopt_string(zmq.LAST_ENDPOINT))
+        try:
+            if place.startswith("ipc://"):
+                _claim(place[len("ipc://") :])
+            with _private_files():
+                self.socket.bind(place)
+        except BaseException:
+            self.context.destroy(linger=0)
+            raise
+        self.address = _address(bind, self.socket.getsockopt_string(zmq.LAST_ENDPOINT))
 
     def run(self) -> None:
         zmq = self.zmq
@@ -270,22 +295,43 @@ class Server:
                 self._receive(poller)
             for session in list(self.sessions.values()):
                 if session.pipe in ready:
-                    self.socket.send_multipart(
-                        session.pipe.recv_multipart(copy=False), copy=False
+                    answer = session.pipe.recv_multipart(copy=False)
+                    self.socket.send_multipart(answer, copy=False)
+                    session.busy, session.last_seen = False, time.monotonic()
+                    failed_hello = (
+                        session.hello and b'"status":"error"' in answer[1].bytes
                     )
-                    session.busy = False
-                    if session.closing:
+                    session.hello = False
+                    if (
+                        session.closing or failed_hello
+                    ):  # a failed hello's envs are free
                         self._end(session, poller)
             self._expire(poller)
         for session in list(self.sessions.values()):
             self._end(session, poller)
+        deadline = (
+            time.monotonic() + SHUTDOWN_S
+        )  # their envs close meanwhile, a pool's too
+        for thread in self.threads:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
-        self.socket.close(linger=0)
-        self.context.term()
+        """Close every socket now (a session thread still in a simulator call is a daemon
+        and does not hold the process), and the Unix socket's file."""
+        self.context.destroy(linger=0)
+        if self.address.startswith("unix://"):
+            with contextlib.suppress(OSError):
+                os.unlink(self.address[len("unix://") :])
 
     def _receive(self, poller: Any) -> None:
+        """One client message; whatever it holds, an answer (or none) and the loop goes on."""
         route, *frames = self.socket.recv_multipart(copy=False)
+        try:
+            self._dispatch(route, frames, poller)
+        except Exception as exc:  # noqa: BLE001 - one message never stops the server
+            self._answer(route, None, f"{type(exc).__name__}: {exc}")
+
+    def _dispatch(self, route: Any, frames: list[Any], poller: Any) -> None:
         try:
             header, _ = wire.unpack(frames)
         except wire.WireError as exc:
@@ -296,6 +342,7 @@ class Server:
             header.get("sequence"),
             header.get("session"),
         )
+        sid = sid if isinstance(sid, str) else None
         if call == "ping":
             if sid in self.sessions:
                 self.sessions[sid].last_seen = time.monotonic()
@@ -349,10 +396,11 @@ class Server:
                 f"num_envs must be a count from 1 to the {free} envs this server has free (--max-envs {self.max_envs}), got {str(n)[:20]}",
             )
             return
-        session = Session(self.context, secrets.token_hex(16), n)
+        session = Session(self.context, secrets.token_hex(16), n)  # ZMQError: answered
         self.sessions[session.id] = session
         poller.register(session.pipe, self.zmq.POLLIN)
         session.forward([route, *frames])
+        session.hello = True
 
     def _answer(self, route: Any, sequence: Any, error: str) -> None:
         with contextlib.suppress(self.zmq.ZMQError):
@@ -377,8 +425,7 @@ class Server:
         poller.unregister(session.pipe)
         with contextlib.suppress(self.zmq.ZMQError):
             session.pipe.send_multipart([b"", *wire.pack({"call": "close"})])
-        if self.stopping:  # let it close its envs (its pool's workers) before exiting
-            session.thread.join(timeout=30)
+        self.threads = [t for t in self.threads if t.is_alive()] + [session.thread]
         session.pipe.close(linger=0)
 
 
@@ -402,12 +449,27 @@ def is_loopback(address: str) -> bool:
         return False  # a host name or interface: beyond loopback
 
 
-def _address(last_endpoint: str) -> str:
-    return (
-        "unix://" + last_endpoint[len("ipc://") :]
-        if last_endpoint.startswith("ipc://")
-        else last_endpoint
-    )
+def _claim(path: str) -> None:
+    """Make ``path`` free for a Unix socket: ValueError for a file that is not a socket, or a
+    socket another server answers on; a stale socket (nobody listening) is removed."""
+    if not os.path.lexists(path):
+        return
+    if not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise ValueError(f"{path} exists and is not a socket: bind another path")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(path)
+        except OSError:
+            os.unlink(path)  # stale: left by a server that did not exit cleanly
+            return
+    raise ValueError(f"another server is listening on {path}")
+
+
+def _address(bind: str, last_endpoint: str) -> str:
+    """The address clients give: ``bind``, with the port ZeroMQ chose for port 0."""
+    if bind.startswith("tcp://") and bind.endswith(":0"):
+        return bind[:-1] + last_endpoint.rpartition(":")[2]
+    return bind
 
 
 @contextlib.contextmanager
@@ -470,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     token = os.environ.get(TOKEN_VAR) or None
+    args.token_file = args.token_file or os.environ.get(TOKEN_VAR + "_FILE")
     if args.token_file:
         try:
             with open(args.token_file, encoding="utf-8") as handle:
@@ -484,15 +547,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"{args.bind} is reachable beyond this host: give a token (--token-file or {TOKEN_VAR}), or bind a loopback address or a Unix socket"
         )
-    if args.max_envs < 1 or args.session_timeout <= 0:
-        parser.error("--max-envs and --session-timeout must be positive")
+    if args.max_envs < 1 or args.session_timeout < 2 * HEARTBEAT_S:
+        parser.error(
+            f"--max-envs must be positive and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
+        )
     served = describe()  # imports the simulators: before clients can connect and wait
-    server = Server(
-        args.bind,
-        token=token,
-        max_envs=args.max_envs,
-        session_timeout=args.session_timeout,
-    )
+    try:
+        server = Server(
+            args.bind,
+            token=token,
+            max_envs=args.max_envs,
+            session_timeout=args.session_timeout,
+        )
+    except (ValueError, import_zmq().ZMQError) as exc:
+        parser.error(f"cannot listen on {args.bind}: {exc}")
 
     def stop(signum: int, frame: Any) -> None:
         server.stopping = True

@@ -18,7 +18,7 @@ from .backends import load_backend
 from .backends.base import SimulatorMissingError, Task
 from .core import VecEnv
 from .observations import ObservationError
-from .remote import remote_address
+from .remote import local_or, remote_address
 from .vector import BackendError, InProcessVector, SubprocessVector
 
 __all__ = [
@@ -62,8 +62,8 @@ def make_env(
         auto_reset: Reset finished envs at the end of ``step`` (see :class:`VecEnv`).
         remote: The env server (``python -m pusht_openvla_oft.env.serve``) to run the envs
             on, ``unix:///PATH`` or ``tcp://HOST:PORT`` (default: ``PUSHT_OPENVLA_OFT_ENV_REMOTE``
-            if set, else the spec's ``env.remote``; none: here). The simulator is then the
-            server's: this process needs none.
+            if set, else the spec's ``env.remote``; ``"local"`` or none: here). The simulator
+            is then the server's: this process needs none.
 
     Raises:
         SimulatorMissingError: The backend's simulator (or your ``env.backend_class``)
@@ -74,7 +74,9 @@ def make_env(
     """
     n = SPEC.training.group_size if num_envs is None else num_envs
     w = SPEC.env.workers if workers is None else workers
-    address = remote or remote_address(SPEC.env.remote)
+    address = (
+        local_or(remote) if remote is not None else remote_address(SPEC.env.remote)
+    )
     if address is not None:
         from .remote import RemoteVector
 

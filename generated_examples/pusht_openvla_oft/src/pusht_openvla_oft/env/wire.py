@@ -82,8 +82,10 @@ def unpack(frames: Sequence[Any]) -> tuple[dict[str, Any], Arrays]:
         raise WireError(f"a header of {head.nbytes} bytes is over {HEADER_MAX}")
     try:
         header = json.loads(head.tobytes())
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise WireError(f"the header is not JSON: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WireError(
+            f"the header is not JSON (or nested too deep): {str(exc)[:200]}"
+        ) from None
     if not isinstance(header, dict):
         raise WireError("the header is not a JSON object")
     specs = header.pop("arrays", [])
