@@ -203,6 +203,25 @@ def test_the_variable_points_every_env_at_the_server_and_smoke_runs_over_it(
         env.close()
 
 
+def test_infos_travel_as_the_backend_returned_them() -> None:
+    import json
+
+    info = {
+        "ego": (1.0, 2.5, np.float32(0.5)),
+        "ids": np.arange(6, dtype=np.int16).reshape(2, 3),
+        "mask": np.array([True, False]),
+        "half": np.ones(2, np.float16),
+        "nested": [{"crashed": np.bool_(False)}, None, "text"],
+    }
+    back = wire.decode(json.loads(json.dumps(wire.encode(info))))
+    same(
+        {**info, "ego": (1.0, 2.5, 0.5), "nested": [{"crashed": False}, None, "text"]},
+        back,
+    )
+    with pytest.raises(wire.WireError, match="cannot travel"):
+        wire.encode({"when": object()})
+
+
 def test_a_server_beyond_loopback_without_a_token_exits_2() -> None:
     done = subprocess.run(
         [*SERVE, "--bind", "tcp://0.0.0.0:0"],
@@ -278,6 +297,8 @@ def test_the_server_goes_on_serving_after_hostile_clients(
         str(tmp_path / "token"),
         "--max-envs",
         "8",
+        "--max-workers",
+        "1",
     ) as (address, proc):
         host, port = address[len("tcp://") :].rsplit(":", 1)
         loris = []
@@ -336,6 +357,15 @@ def test_the_server_goes_on_serving_after_hostile_clients(
         assert (
             "backend" in _answer(sock)["error"]
         )  # and its 8 envs are free again at once
+        many = {
+            **failing,
+            "backend": "synthetic",
+            "num_envs": 2,
+            "workers": 2,
+            "sequence": 4,
+        }
+        sock.send_multipart(wire.pack(many))
+        assert "--max-workers 1" in _answer(sock)["error"]
         big = _dealer(address)
         big.send_multipart(
             [b"{}", b"\x00" * (64 << 20)]

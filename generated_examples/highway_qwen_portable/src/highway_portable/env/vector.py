@@ -194,6 +194,9 @@ class SubprocessVector:
             included); default: ``reset_timeout``.
         grace: Seconds a worker is given to exit after being asked to (close), and again
             after SIGTERM, before SIGKILL.
+        owner_thread: The thread making the pool closes it before that thread ends (the
+            env server's sessions do): its workers are killed with it, as a main thread's
+            are with the process.
     """
 
     def __init__(
@@ -208,6 +211,7 @@ class SubprocessVector:
         reset_timeout: float = 300.0,
         start_timeout: float | None = None,
         grace: float = 5.0,
+        owner_thread: bool = False,
     ) -> None:
         ctx = mp.get_context(context)
         self.num_envs = num_envs
@@ -241,10 +245,10 @@ class SubprocessVector:
             exitpriority=10,
         )
         # PR_SET_PDEATHSIG fires when the thread that started the worker ends, and tells
-        # of the worker's parent: only for a pool made by the main thread, whose process
-        # starts the workers itself (not a forkserver).
+        # of the worker's parent: only for a pool made by the main thread (or a thread that
+        # outlives it), whose process starts the workers itself (not a forkserver).
         direct = ctx.get_start_method() in ("spawn", "fork")
-        main = threading.current_thread() is threading.main_thread()
+        main = owner_thread or threading.current_thread() is threading.main_thread()
         parent_pid = os.getpid() if direct and main else None
         try:
             with _children_ignore_sigint():

@@ -14,7 +14,8 @@ prints the address it serves and the shapes it serves, then runs until SIGINT or
 Several clients at once: each client's hello asks for its own envs (``num_envs`` of a
 backend, in ``workers`` processes), which the server builds for it alone and frees when the
 client closes, or after ``--session-timeout`` seconds without a call or heartbeat from it (a
-client that vanished); ``--max-envs`` bounds the envs of all clients together. Each client's
+client that vanished); ``--max-envs`` bounds the envs of all clients together and
+``--max-workers`` the worker processes one client may ask for. Each client's
 calls run in a thread of its own, so one client's slow step holds back no other client and no
 heartbeat. A call runs under the pool's deadlines (the spec's ``env.step_timeout_s``,
 ``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot be cut short).
@@ -57,6 +58,7 @@ from .vector import InProcessVector, SubprocessVector
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 MAX_ENVS = 1024  #: default ``--max-envs``
+MAX_WORKERS = os.cpu_count() or 1  #: default ``--max-workers``
 SESSION_TIMEOUT = 30.0  #: default ``--session-timeout``, seconds
 HANDSHAKE_S = 5.0  #: seconds a connection may take to complete ZeroMQ's handshake
 HEADER_ROOM = 1 << 16  #: bytes of a call's header beyond its arrays (args, names)
@@ -66,9 +68,9 @@ SHUTDOWN_S = 10.0  #: seconds a stopping server gives its sessions to close thei
 class Session:
     """One client's envs, served by a thread of their own (see the module docstring)."""
 
-    def __init__(self, context: Any, sid: str, num_envs: int) -> None:
+    def __init__(self, context: Any, sid: str, num_envs: int, max_workers: int) -> None:
         zmq = import_zmq()
-        self.id, self.num_envs = sid, num_envs
+        self.id, self.num_envs, self.max_workers = sid, num_envs, max_workers
         self.last_seen = time.monotonic()
         self.busy = False  #: a call of it is running
         self.closing = False  #: its client closed it during a call
@@ -149,9 +151,12 @@ class Session:
             raise ValueError(
                 f"backend {str(backend)[:40]!r} is not one of this package's {sorted(BACKENDS)}"
             )
-        if not isinstance(workers, int) or not 0 <= workers <= 1024:
+        if (
+            type(workers) is not int
+            or not 0 <= min(workers, self.num_envs) <= self.max_workers
+        ):
             raise ValueError(
-                f"workers is a count from 0 to 1024, got {str(workers)[:40]}"
+                f"workers is a count from 0 to this server's --max-workers {self.max_workers}, got {str(workers)[:40]}"
             )
         module = load_backend(backend)
         module.check()  # the simulator is installed here, or the client is told what to install
@@ -167,6 +172,7 @@ class Session:
                 check_every_step=check,
                 step_timeout=SPEC.env.step_timeout_s,
                 reset_timeout=SPEC.env.reset_timeout_s,
+                owner_thread=True,  # this session's thread closes the pool before it ends
             )
         else:
             self.vector = InProcessVector(module.make, n, check_every_step=check)
@@ -255,11 +261,21 @@ class Server:
     """The ROUTER socket's loop: hellos, heartbeats and each call to its session's thread."""
 
     def __init__(
-        self, bind: str, *, token: str | None, max_envs: int, session_timeout: float
+        self,
+        bind: str,
+        *,
+        token: str | None,
+        max_envs: int,
+        max_workers: int,
+        session_timeout: float,
     ) -> None:
         zmq = import_zmq()
         self.zmq, self.token = zmq, token
-        self.max_envs, self.session_timeout = max_envs, session_timeout
+        self.max_envs, self.max_workers, self.session_timeout = (
+            max_envs,
+            max_workers,
+            session_timeout,
+        )
         self.context = zmq.Context()
         self.context.max_sockets = 2 * max_envs + 64  # a session's two ends of its pipe
         self.socket = self.context.socket(zmq.ROUTER)
@@ -396,7 +412,9 @@ class Server:
                 f"num_envs must be a count from 1 to the {free} envs this server has free (--max-envs {self.max_envs}), got {str(n)[:20]}",
             )
             return
-        session = Session(self.context, secrets.token_hex(16), n)  # ZMQError: answered
+        session = Session(
+            self.context, secrets.token_hex(16), n, self.max_workers
+        )  # ZMQError: answered
         self.sessions[session.id] = session
         poller.register(session.pipe, self.zmq.POLLIN)
         session.forward([route, *frames])
@@ -521,6 +539,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"envs of all clients together (default {MAX_ENVS})",
     )
     parser.add_argument(
+        "--max-workers",
+        type=int,
+        default=MAX_WORKERS,
+        help=f"env worker processes one client may ask for (default {MAX_WORKERS}: this host's cores)",
+    )
+    parser.add_argument(
         "--session-timeout",
         type=float,
         default=SESSION_TIMEOUT,
@@ -547,7 +571,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"{args.bind} is reachable beyond this host: give a token (--token-file or {TOKEN_VAR}), or bind a loopback address or a Unix socket"
         )
-    if args.max_envs < 1 or args.session_timeout < 2 * HEARTBEAT_S:
+    if (
+        args.max_envs < 1
+        or args.max_workers < 0
+        or args.session_timeout < 2 * HEARTBEAT_S
+    ):
         parser.error(
             f"--max-envs must be positive and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
         )
@@ -557,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
             args.bind,
             token=token,
             max_envs=args.max_envs,
+            max_workers=args.max_workers,
             session_timeout=args.session_timeout,
         )
     except (ValueError, import_zmq().ZMQError) as exc:

@@ -29,7 +29,22 @@ from . import observations
 PROTOCOL = 1  #: bumped whenever a message changes meaning
 HEADER_MAX = 1 << 20  #: bytes of a header: infos and texts travel in it
 #: The dtypes an array frame may carry: the observations', the controls', the flags'.
-DTYPES = frozenset({"float32", "float64", "int64", "int32", "uint8", "bool"})
+DTYPES = frozenset(
+    {
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    }
+)
 Arrays = dict[str, np.ndarray]
 CONTROL_SHAPE: tuple[int, ...] = (2,)  #: one env's control, as a backend takes it
 
