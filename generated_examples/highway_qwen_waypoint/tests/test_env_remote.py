@@ -33,6 +33,14 @@ from highway_qwen.spec import SPEC
 
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 SERVE = [sys.executable, "-m", "highway_qwen.env.serve"]
+#: What the servers and clients this module starts import the package from: its ``src``
+#: (pytest puts it on this process's path only), then wherever it is installed.
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1] / "src"), *sys.path]
+    ),
+}
 
 
 def _runs_here(backend: str) -> bool:
@@ -59,7 +67,7 @@ def serving(
     *args: str, environ: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """A server in its own process; yields the address it printed, and the process."""
-    env = {**os.environ, **(environ or {})}
+    env = {**ENV, **(environ or {})}
     proc = subprocess.Popen(
         [*SERVE, *args],
         stdout=subprocess.PIPE,
@@ -68,9 +76,17 @@ def serving(
         env=env,
     )
     try:
-        line = proc.stdout.readline()
-        assert line.startswith("serving "), line + proc.communicate(timeout=30)[1]
-        yield line.split()[1], proc
+        printed = [proc.stdout.readline()]
+        while (
+            printed[-1]
+            and not printed[-1].startswith("serving ")
+            and len(printed) < 100
+        ):
+            printed.append(proc.stdout.readline())  # a simulator's own output first
+        if not printed[-1].startswith("serving "):
+            proc.kill()
+            raise AssertionError("".join(printed) + proc.communicate(timeout=30)[1])
+        yield printed[-1].split()[1], proc
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -117,15 +133,16 @@ def same(a: Any, b: Any, where: str = "") -> None:
         assert a == b or both_nan, f"{where}: {a!r} vs {b!r}"
 
 
-#: (backend, workers) pairs: the stand-in in-process and in a pool, the simulator in-process
-#: (in a pool too with the process-control tests: the pool's code is the same everywhere).
+#: (backend, workers) pairs: the stand-in in-process (this spec's shapes on the wire), and
+#: with the process-control tests (the same code in every package) the stand-in in a pool
+#: and the simulator in-process and in a pool.
 SIDES = [
     ("synthetic", 0),
-    ("synthetic", 2),
-    *((backend, 0) for backend in BACKENDS[1:]),
+    pytest.param("synthetic", 2, marks=pytest.mark.process_control),
     *(
-        pytest.param(backend, 2, marks=pytest.mark.process_control)
+        pytest.param(backend, w, marks=pytest.mark.process_control)
         for backend in BACKENDS[1:]
+        for w in (0, 2)
     ),
 ]
 
@@ -222,6 +239,7 @@ def test_infos_travel_as_the_backend_returned_them() -> None:
         wire.encode({"when": object()})
 
 
+@pytest.mark.process_control
 def test_a_server_beyond_loopback_without_a_token_exits_2() -> None:
     done = subprocess.run(
         [*SERVE, "--bind", "tcp://0.0.0.0:0"],
@@ -229,11 +247,13 @@ def test_a_server_beyond_loopback_without_a_token_exits_2() -> None:
         text=True,
         timeout=60,
         check=False,
+        env=ENV,
     )
     assert done.returncode == 2, done.stderr
     assert "token" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.process_control
 @pytest.mark.process_control
 def test_a_unix_socket_path_holding_a_file_or_a_live_server_is_refused(
     tmp_path: Path, server: str
@@ -247,6 +267,7 @@ def test_a_unix_socket_path_holding_a_file_or_a_live_server_is_refused(
             text=True,
             timeout=60,
             check=False,
+            env=ENV,
         )
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert precious.read_text() == "keep me"
@@ -456,7 +477,7 @@ def test_a_client_killed_mid_step_frees_its_envs(tmp_path: Path) -> None:
             """
         )
         client = subprocess.Popen(
-            [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=ENV
         )
         assert client.stdout.readline().strip() == "ready"
         client.kill()

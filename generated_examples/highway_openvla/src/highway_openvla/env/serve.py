@@ -579,7 +579,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--max-envs must be positive and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
         )
-    served = describe()  # imports the simulators: before clients can connect and wait
+    with contextlib.redirect_stdout(sys.stderr):  # what a simulator prints on import
+        served = (
+            describe()
+        )  # imports the simulators: before clients can connect and wait
     try:
         server = Server(
             args.bind,
