@@ -372,7 +372,7 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
 
 _BARE = r"[A-Za-z0-9._-]+"
 
-#: A target's parity module, in its template folder: ``first_decisions`` and ``unavailable``
+#: A target's parity module, in its template folder: ``first_decisions`` and ``require``
 #: (see the package's ``parity.py``); the package's parity run takes each target that has one.
 PARITY_MODULE = "src/parity.py"
 

@@ -64,12 +64,12 @@ BACKENDS = [
 
 @contextlib.contextmanager
 def serving(
-    *args: str, environ: dict[str, str] | None = None
+    *args: str, environ: dict[str, str] | None = None, command: list[str] = SERVE
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """A server in its own process; yields the address it printed, and the process."""
     env = {**ENV, **(environ or {})}
     proc = subprocess.Popen(
-        [*SERVE, *args],
+        [*command, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -189,6 +189,9 @@ def test_the_variable_points_every_env_at_the_server_and_smoke_runs_over_it(
     from libero_openvla_oft.smoke import main
 
     monkeypatch.setenv(remote.REMOTE_VAR, server)
+    monkeypatch.setenv(
+        remote.TOKEN_VAR, "t" * 32
+    )  # a server without a token lets it in
     env = make_env(backend="synthetic", num_envs=2, workers=0, video=False)
     try:
         assert (
@@ -288,9 +291,13 @@ def test_an_unreachable_server_is_named_within_a_few_heartbeats(
     assert time.monotonic() - start < 10
 
 
-def _dealer(address: str) -> Any:
+def _dealer(address: str, token: str | None) -> Any:
+    """A raw client socket, giving ``token`` in its handshake (None: no credentials at all)."""
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    if token is not None:
+        sock.setsockopt(zmq.PLAIN_USERNAME, b"client")
+        sock.setsockopt(zmq.PLAIN_PASSWORD, token.encode())
     sock.connect(remote.endpoint(address))
     return sock
 
@@ -306,9 +313,10 @@ def _answer(sock: Any, timeout: float = 5.0) -> dict[str, Any] | None:
 def test_the_server_goes_on_serving_after_hostile_clients(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Random bytes, half a handshake held open (slow loris), a message over the size limit,
-    frames that are not the protocol's, a wrong token and a made-up session: each is dropped
-    or answered with an error, and then an honest client with the token steps."""
+    """Random bytes, half a handshake held open (slow loris), clients without the token or
+    with a wrong one (refused in the handshake: nothing of theirs is read), a message over the
+    size limit, frames that are not the protocol's and a made-up session: each is dropped or
+    answered with an error, and then an honest client with the token steps."""
     token = "t0ken-" + "x" * 26
     (tmp_path / "token").write_text(token + "\n")
     with serving(
@@ -329,7 +337,11 @@ def test_the_server_goes_on_serving_after_hostile_clients(
             loris.append(s)
         with socket.create_connection((host, int(port))) as s:
             s.sendall(os.urandom(1 << 16))
-        sock = _dealer(address)
+        for intruder in (_dealer(address, None), _dealer(address, "wrong-" + token)):
+            intruder.send_multipart(wire.pack({"call": "ping", "sequence": 0}))
+            assert _answer(intruder, timeout=1.0) is None
+            intruder.close()
+        sock = _dealer(address, token)
         sock.send_multipart([b"\x80not json"])
         assert "not JSON" in _answer(sock)["error"]
         sock.send_multipart(
@@ -344,18 +356,6 @@ def test_the_server_goes_on_serving_after_hostile_clients(
         )
         assert "dtype" in _answer(sock)["error"]
         sock.send_multipart(
-            wire.pack(
-                {
-                    "call": "hello",
-                    "protocol": wire.PROTOCOL,
-                    "token": "wrong",
-                    "num_envs": 1,
-                    "sequence": 1,
-                }
-            )
-        )
-        assert "token" in _answer(sock)["error"]
-        sock.send_multipart(
             wire.pack({"call": "step", "session": "made-up", "sequence": 2})
         )
         assert "no session" in _answer(sock)["error"]
@@ -364,13 +364,15 @@ def test_the_server_goes_on_serving_after_hostile_clients(
         sock.send_multipart([b"[" * 5000 + b"]" * 5000])
         assert "nested" in _answer(sock)["error"]
         sock.send_multipart(
-            [b'{"call": "hello", "protocol": 1, "token": "\\ud800", "num_envs": 1}']
+            [
+                b'{"call": "hello", "protocol": %d, "backend": "\\ud800", "num_envs": 1}'
+                % wire.PROTOCOL
+            ]
         )
-        assert "token" in _answer(sock)["error"]
+        assert "backend" in _answer(sock)["error"]
         failing = {
             "call": "hello",
             "protocol": wire.PROTOCOL,
-            "token": token,
             "backend": "no-such",
             "num_envs": 8,
         }
@@ -387,7 +389,7 @@ def test_the_server_goes_on_serving_after_hostile_clients(
         }
         sock.send_multipart(wire.pack(many))
         assert "--max-workers 1" in _answer(sock)["error"]
-        big = _dealer(address)
+        big = _dealer(address, token)
         big.send_multipart(
             [b"{}", b"\x00" * (64 << 20)]
         )  # over the limit: dropped unread
@@ -418,10 +420,18 @@ def test_a_wrong_or_missing_token_is_refused_and_the_right_one_serves(
         "--bind", "tcp://127.0.0.1:0", "--token-file", str(tmp_path / "token")
     ) as (address, _):
         monkeypatch.delenv(remote.TOKEN_VAR, raising=False)
-        with pytest.raises(BackendError, match="token is missing or wrong"):
+        start = time.monotonic()
+        with pytest.raises(BackendError, match="refused the token"):
             make_env(
                 backend="synthetic", num_envs=1, workers=0, video=False, remote=address
             )
+        assert time.monotonic() - start < 5
+        monkeypatch.setenv(remote.TOKEN_VAR, "w" * 32)
+        with pytest.raises(BackendError, match="refused the token"):
+            make_env(
+                backend="synthetic", num_envs=1, workers=0, video=False, remote=address
+            )
+        monkeypatch.delenv(remote.TOKEN_VAR)
         monkeypatch.setenv(remote.TOKEN_VAR + "_FILE", str(tmp_path / "token"))
         make_env(
             backend="synthetic", num_envs=1, workers=0, video=False, remote=address
@@ -506,3 +516,113 @@ def test_a_client_killed_mid_step_frees_its_envs(tmp_path: Path) -> None:
                 env.close()
                 break
         assert proc.poll() is None
+
+
+#: A backend whose step never returns (a simulator hung in its C code), for the server below.
+STUCK = """
+import time
+from libero_openvla_oft.env.backends import synthetic
+
+tasks, check = synthetic.tasks, synthetic.check
+
+
+class Stuck(synthetic.SyntheticBackend):
+    def step(self, control):
+        time.sleep(3600)
+
+
+def make(index):
+    return Stuck(index)
+"""
+#: The package's server, serving the stuck backend beside its own.
+SERVE_STUCK = """
+import sys
+from libero_openvla_oft.env import serve
+import stuck
+
+serve.BACKENDS = {**serve.BACKENDS, "stuck": "stuck"}
+own = serve.load_backend
+serve.load_backend = lambda name: stuck if name == "stuck" else own(name)
+sys.exit(serve.main(sys.argv[1:]))
+"""
+
+
+def _pool_workers(parent: int) -> list[int]:
+    """The env pool workers (spawned processes) whose parent is ``parent``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            ppid = int(stat.read_text().rpartition(")")[2].split()[1])
+            if (
+                ppid == parent
+                and b"spawn_main" in (stat.parent / "cmdline").read_bytes()
+            ):
+                found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state not in (
+        "Z",
+        "X",
+    )  # a zombie is dead, waiting for its new parent to reap it
+
+
+@pytest.mark.process_control
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="the kernel's parent-death signal is Linux's",
+)
+def test_a_killed_servers_pool_workers_die_even_stuck_in_a_step(tmp_path: Path) -> None:
+    """The server is killed while its pool's workers are inside a backend step that never
+    returns: they die with it (they would not notice a closed pipe until the step ended)."""
+    (tmp_path / "stuck.py").write_text(STUCK)
+    environ = {"PYTHONPATH": os.pathsep.join([str(tmp_path), ENV["PYTHONPATH"]])}
+    command = [sys.executable, "-c", SERVE_STUCK]
+    with serving(
+        "--bind", f"unix://{tmp_path / 'env.sock'}", environ=environ, command=command
+    ) as (address, proc):
+        sock = _dealer(address, "none")
+        sock.send_multipart(
+            wire.pack(
+                {
+                    "call": "hello",
+                    "protocol": wire.PROTOCOL,
+                    "num_envs": 2,
+                    "backend": "stuck",
+                    "workers": 2,
+                    "sequence": 1,
+                }
+            )
+        )
+        hello = _answer(sock, timeout=60.0)
+        assert hello is not None and hello["status"] == "ok", hello
+        reset = {
+            "call": "reset",
+            "session": hello["session"],
+            "sequence": 2,
+            "args": [[0, 0, 0], [1, 0, 0]],
+        }
+        sock.send_multipart(wire.pack(reset, {"env_ids": np.arange(2, dtype=np.int64)}))
+        assert _answer(sock, timeout=60.0)["status"] == "ok"
+        controls = np.zeros((2, *wire.CONTROL_SHAPE), np.float32)
+        step = {"call": "step", "session": hello["session"], "sequence": 3}
+        sock.send_multipart(
+            wire.pack(step, {"controls": controls, "active": np.ones(2, bool)})
+        )
+        assert _answer(sock, timeout=1.0) is None  # stuck
+        workers = _pool_workers(proc.pid)
+        assert len(workers) == 2, workers
+        proc.kill()
+        proc.wait()
+        sock.close()
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers):
+            assert time.monotonic() < deadline, (
+                f"pool workers {[p for p in workers if _alive(p)]} outlived their server"
+            )
+            time.sleep(0.1)

@@ -306,9 +306,10 @@ def run(
         module = importlib.import_module(
             f"{__package__}.targets.{target.framework}.parity"
         )
-        missing = module.unavailable()
-        if missing is not None:
-            out.append(Skipped(target, missing))
+        try:
+            module.require()
+        except RuntimeError as missing:  # the framework, its version, its source
+            out.append(Skipped(target, str(missing)))
             continue
         try:
             with _own_process_state(), equal_starts(seeds) as recorder:

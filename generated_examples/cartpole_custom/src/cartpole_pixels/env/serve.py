@@ -20,23 +20,26 @@ calls run in a thread of its own, so one client's slow step holds back no other 
 heartbeat. A call runs under the pool's deadlines (the spec's ``env.step_timeout_s``,
 ``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot be cut short).
 
-Security: no pickle or other code-executing format on the wire (:mod:`.wire`); a frame over
-the size a client can need is dropped by ZeroMQ before it is read (a message of many frames
-is bounded frame by frame only); a malformed message gets an error answer (or none, when it
-cannot be answered) and the server goes on. Beyond
-loopback the server refuses to start without a token (``--token-file``, or
-``CARTPOLE_PIXELS_ENV_TOKEN``), which a client's hello must carry (compared in constant time); calls
-then name the session the hello opened (a random 128-bit id). A Unix socket is created
-readable by its owner only.
+Security: beyond loopback the server refuses to start without a token (``--token-file``, or
+``CARTPOLE_PIXELS_ENV_TOKEN``). A client gives it in ZeroMQ's handshake (its PLAIN mechanism; the
+server's ZAP handler compares it in constant time), so a connection without it is closed
+before any message of it is read. The token authenticates; it does not encrypt (see the
+README). No pickle or other code-executing format is on the wire (:mod:`.wire`); a frame over
+the size a client can need is dropped by ZeroMQ before it is read; a malformed message gets
+an error answer (or none, when it cannot be answered) and the server goes on. Calls name the
+session their client's hello opened (a random 128-bit id). A Unix socket is created readable
+by its owner only.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hmac
 import ipaddress
 import math
 import os
+import queue
 import secrets
 import signal
 import socket
@@ -53,7 +56,14 @@ import numpy as np
 from ..spec import SPEC
 from . import observations, wire
 from .backends import BACKENDS, load_backend
-from .remote import HEARTBEAT_S, TOKEN_VAR, endpoint, import_zmq, same_token
+from .remote import (
+    HEARTBEAT_S,
+    TOKEN_VAR,
+    ZAP_DOMAIN,
+    endpoint,
+    import_zmq,
+    token_bytes,
+)
 from .vector import InProcessVector, SubprocessVector
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
@@ -63,47 +73,53 @@ SESSION_TIMEOUT = 30.0  #: default ``--session-timeout``, seconds
 HANDSHAKE_S = 5.0  #: seconds a connection may take to complete ZeroMQ's handshake
 HEADER_ROOM = 1 << 16  #: bytes of a call's header beyond its arrays (args, names)
 SHUTDOWN_S = 10.0  #: seconds a stopping server gives its sessions to close their envs
+ZAP = (
+    "inproc://zeromq.zap.01"  #: where ZeroMQ asks its handshakes' ZAP handler (RFC 27)
+)
 
 
 class Session:
-    """One client's envs, served by a thread of their own (see the module docstring)."""
+    """One client's envs, served by a thread of their own (see the module docstring).
 
-    def __init__(self, context: Any, sid: str, num_envs: int, max_workers: int) -> None:
-        zmq = import_zmq()
+    The server's loop puts each call on :attr:`inbox`; the thread puts ``(session, frames)``
+    for the answer on the server's ``answers`` queue and wakes the loop through
+    ``wake`` (a pipe's write end the loop polls).
+    """
+
+    def __init__(
+        self,
+        sid: str,
+        num_envs: int,
+        max_workers: int,
+        answers: queue.SimpleQueue,
+        wake: int,
+    ) -> None:
         self.id, self.num_envs, self.max_workers = sid, num_envs, max_workers
         self.last_seen = time.monotonic()
         self.busy = False  #: a call of it is running
         self.closing = False  #: its client closed it during a call
-        self.hello = False  #: the call running is its hello
-        self.pipe = context.socket(zmq.PAIR)
-        self.pipe.bind(f"inproc://session-{sid}")
+        self.ready = False  #: its envs are built (its hello answered ok)
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._answers, self._wake = answers, wake
         self.thread = threading.Thread(
-            target=self._run,
-            args=(context,),
-            name=f"env-session-{sid[:8]}",
-            daemon=True,
+            target=self._run, name=f"env-session-{sid[:8]}", daemon=True
         )
         self.vector: Any = None
         self.tasks: tuple = ()  #: the backend's catalogue, once built
         self.thread.start()
 
-    def forward(self, frames: list[Any]) -> None:
+    def forward(self, route: Any, header: dict[str, Any], arrays: wire.Arrays) -> None:
         self.busy = True
-        self.pipe.send_multipart(frames, copy=False)
+        self.inbox.put((route, header, arrays))
 
-    def _run(self, context: Any) -> None:
-        zmq = import_zmq()
-        pipe = context.socket(zmq.PAIR)
-        pipe.setsockopt(
-            zmq.SNDTIMEO, 1000
-        )  # an answer the server no longer reads is dropped
-        pipe.connect(f"inproc://session-{self.id}")
+    def close(self) -> None:
+        """End the thread once its call is done; it closes the envs."""
+        self.inbox.put(None)
+
+    def _run(self) -> None:
         try:
-            while True:
-                route, *frames = pipe.recv_multipart(copy=False)
-                header, arrays = wire.unpack(frames)
-                if header.get("call") == "close":
-                    return
+            while (call := self.inbox.get()) is not None:
+                route, header, arrays = call
                 sequence = header.get("sequence")
                 try:
                     reply, out = self._handle(header, arrays)
@@ -123,20 +139,24 @@ class Session:
                             "cause": cause,
                         }
                     )
-                with contextlib.suppress(zmq.Again):
-                    pipe.send_multipart([route, *message], copy=False)
+                self._answers.put((self, [route, *message]))
+                with contextlib.suppress(
+                    BlockingIOError
+                ):  # a wake-up is pending already
+                    os.write(self._wake, b"\0")
         finally:
             if self.vector is not None:
                 with contextlib.suppress(Exception):
                     self.vector.close()
-            pipe.close(linger=0)
 
     def _handle(
         self, header: dict[str, Any], arrays: wire.Arrays
     ) -> tuple[dict[str, Any], wire.Arrays]:
         call = header.get("call")
         if call == "hello":
-            return self._hello(header)
+            reply = self._hello(header)
+            self.ready = True
+            return reply
         if self.vector is None:
             raise ValueError(f"{call!r} before the session's envs were built")
         if call == "reset":
@@ -258,13 +278,14 @@ class Session:
 
 
 class Server:
-    """The ROUTER socket's loop: hellos, heartbeats and each call to its session's thread."""
+    """The ROUTER socket's loop: handshakes (ZAP), hellos, heartbeats, each call to its
+    session's thread and each answer back."""
 
     def __init__(
         self,
         bind: str,
         *,
-        token: str | None,
+        token: bytes | None,
         max_envs: int,
         max_workers: int,
         session_timeout: float,
@@ -277,8 +298,14 @@ class Server:
             session_timeout,
         )
         self.context = zmq.Context()
-        self.context.max_sockets = 2 * max_envs + 64  # a session's two ends of its pipe
+        self.zap = self.context.socket(
+            zmq.REP
+        )  # bound before the socket it authenticates
+        self.zap.setsockopt(zmq.LINGER, 0)
+        self.zap.bind(ZAP)
         self.socket = self.context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.PLAIN_SERVER, 1)
+        self.socket.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt(zmq.IPV6, 1)
         self.socket.setsockopt(zmq.HANDSHAKE_IVL, int(HANDSHAKE_S * 1000))
@@ -287,6 +314,9 @@ class Server:
         self.threads: list[
             threading.Thread
         ] = []  #: of ended sessions, closing their envs
+        self.answers: queue.SimpleQueue = queue.SimpleQueue()  #: the sessions' answers
+        self._woken, self._wake = os.pipe()  # a session's answer wakes the loop's poll
+        os.set_blocking(self._wake, False)
         self.stopping = False
         place = endpoint(bind)
         if place.startswith("tcp://") and place.endswith(":0"):
@@ -305,26 +335,20 @@ class Server:
         zmq = self.zmq
         poller = zmq.Poller()
         poller.register(self.socket, zmq.POLLIN)
+        poller.register(self.zap, zmq.POLLIN)
+        poller.register(self._woken, zmq.POLLIN)
         while not self.stopping:
             ready = dict(poller.poll(timeout=500))
+            if self.zap in ready:
+                self._authenticate()
             if self.socket in ready:
-                self._receive(poller)
-            for session in list(self.sessions.values()):
-                if session.pipe in ready:
-                    answer = session.pipe.recv_multipart(copy=False)
-                    self.socket.send_multipart(answer, copy=False)
-                    session.busy, session.last_seen = False, time.monotonic()
-                    failed_hello = (
-                        session.hello and b'"status":"error"' in answer[1].bytes
-                    )
-                    session.hello = False
-                    if (
-                        session.closing or failed_hello
-                    ):  # a failed hello's envs are free
-                        self._end(session, poller)
-            self._expire(poller)
+                self._receive()
+            if self._woken in ready:
+                os.read(self._woken, 4096)
+                self._pass_answers()
+            self._expire()
         for session in list(self.sessions.values()):
-            self._end(session, poller)
+            self._end(session)
         deadline = (
             time.monotonic() + SHUTDOWN_S
         )  # their envs close meanwhile, a pool's too
@@ -335,21 +359,64 @@ class Server:
         """Close every socket now (a session thread still in a simulator call is a daemon
         and does not hold the process), and the Unix socket's file."""
         self.context.destroy(linger=0)
+        os.close(self._woken)
+        os.close(self._wake)
         if self.address.startswith("unix://"):
             with contextlib.suppress(OSError):
                 os.unlink(self.address[len("unix://") :])
 
-    def _receive(self, poller: Any) -> None:
+    def _authenticate(self) -> None:
+        """Answer ZeroMQ's question about one handshake: is its PLAIN password the token?
+        Without a token (loopback only) every client is let in."""
+        request = (
+            self.zap.recv_multipart()
+        )  # version, id, domain, address, identity, mechanism, credentials...
+        request_id, mechanism, credentials = (
+            request[1:2] or [b""],
+            request[5:6],
+            request[6:],
+        )
+        ok = (
+            mechanism == [b"PLAIN"]
+            and len(credentials) == 2
+            and (self.token is None or hmac.compare_digest(credentials[1], self.token))
+        )
+        self.zap.send_multipart(
+            [
+                b"1.0",
+                *request_id,
+                b"200" if ok else b"400",
+                b"OK" if ok else b"wrong token",
+                b"",
+                b"",
+            ]
+        )
+
+    def _pass_answers(self) -> None:
+        """Send the answers the sessions' threads have ready; end the sessions that are done
+        (their client closed them during the call, or their hello failed)."""
+        while True:
+            try:
+                session, answer = self.answers.get_nowait()
+            except queue.Empty:
+                return
+            with contextlib.suppress(self.zmq.ZMQError):
+                self.socket.send_multipart(answer, copy=False)
+            session.busy, session.last_seen = False, time.monotonic()
+            if session.closing or not session.ready:  # a failed hello's envs are free
+                self._end(session)
+
+    def _receive(self) -> None:
         """One client message; whatever it holds, an answer (or none) and the loop goes on."""
         route, *frames = self.socket.recv_multipart(copy=False)
         try:
-            self._dispatch(route, frames, poller)
+            self._dispatch(route, frames)
         except Exception as exc:  # noqa: BLE001 - one message never stops the server
             self._answer(route, None, f"{type(exc).__name__}: {exc}")
 
-    def _dispatch(self, route: Any, frames: list[Any], poller: Any) -> None:
+    def _dispatch(self, route: Any, frames: list[Any]) -> None:
         try:
-            header, _ = wire.unpack(frames)
+            header, arrays = wire.unpack(frames)
         except wire.WireError as exc:
             self._answer(route, None, f"WireError: {exc}")
             return
@@ -366,7 +433,7 @@ class Server:
                 [route, *wire.pack({"status": "ok", "sequence": sequence})]
             )
         elif call == "hello":
-            self._hello(route, header, frames, poller)
+            self._hello(route, header, arrays)
         elif sid not in self.sessions:
             if call != "close":
                 self._answer(
@@ -380,23 +447,14 @@ class Server:
             if call == "close" and session.busy:
                 session.closing = True  # ended once its call's answer is passed on
             elif call == "close":
-                self._end(session, poller)
+                self._end(session)
             elif session.busy:
                 self._answer(route, sequence, "a call of this session is still running")
             else:
-                session.forward([route, *frames])
+                session.forward(route, header, arrays)
 
-    def _hello(
-        self, route: Any, header: dict[str, Any], frames: list[Any], poller: Any
-    ) -> None:
+    def _hello(self, route: Any, header: dict[str, Any], arrays: wire.Arrays) -> None:
         sequence, n = header.get("sequence"), header.get("num_envs")
-        if self.token is not None and not same_token(header.get("token"), self.token):
-            self._answer(
-                route,
-                sequence,
-                "the token is missing or wrong (the server's --token-file)",
-            )
-            return
         if header.get("protocol") != wire.PROTOCOL:
             self._answer(
                 route,
@@ -413,12 +471,10 @@ class Server:
             )
             return
         session = Session(
-            self.context, secrets.token_hex(16), n, self.max_workers
-        )  # ZMQError: answered
+            secrets.token_hex(16), n, self.max_workers, self.answers, self._wake
+        )
         self.sessions[session.id] = session
-        poller.register(session.pipe, self.zmq.POLLIN)
-        session.forward([route, *frames])
-        session.hello = True
+        session.forward(route, header, arrays)
 
     def _answer(self, route: Any, sequence: Any, error: str) -> None:
         with contextlib.suppress(self.zmq.ZMQError):
@@ -431,20 +487,18 @@ class Server:
                 ]
             )
 
-    def _expire(self, poller: Any) -> None:
+    def _expire(self) -> None:
         now = time.monotonic()
         for session in list(self.sessions.values()):
             if not session.busy and now - session.last_seen > self.session_timeout:
-                self._end(session, poller)
+                self._end(session)
 
-    def _end(self, session: Session, poller: Any) -> None:
+    def _end(self, session: Session) -> None:
         """Free a session's envs: its thread closes them (in the background)."""
-        self.sessions.pop(session.id, None)
-        poller.unregister(session.pipe)
-        with contextlib.suppress(self.zmq.ZMQError):
-            session.pipe.send_multipart([b"", *wire.pack({"call": "close"})])
+        if self.sessions.pop(session.id, None) is None:
+            return
+        session.close()
         self.threads = [t for t in self.threads if t.is_alive()] + [session.thread]
-        session.pipe.close(linger=0)
 
 
 def largest_call(max_envs: int) -> int:
@@ -563,9 +617,9 @@ def main(argv: list[str] | None = None) -> int:
                 token = handle.read().strip()
         except OSError as exc:
             parser.error(f"cannot read --token-file: {exc}")
-    if token is not None and len(token) < 16:
+    if token is not None and not 16 <= len(token_bytes(token)) <= 255:
         parser.error(
-            "a token of at least 16 characters, please (python -c 'import secrets; print(secrets.token_hex(16))')"
+            "a token of 16 to 255 bytes, please (python -c 'import secrets; print(secrets.token_hex(16))')"
         )
     if token is None and not is_loopback(args.bind):
         parser.error(
@@ -586,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server = Server(
             args.bind,
-            token=token,
+            token=None if token is None else token_bytes(token),
             max_envs=args.max_envs,
             max_workers=args.max_workers,
             session_timeout=args.session_timeout,

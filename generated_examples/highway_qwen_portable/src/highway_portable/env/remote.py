@@ -12,12 +12,15 @@ when it has not heard from the client for its ``--session-timeout``.
 
 Addresses: ``unix:///path/to/socket`` or ``tcp://HOST:PORT``. The token (the server's
 ``--token-file``) comes from ``HIGHWAY_PORTABLE_ENV_TOKEN``, or from the file ``HIGHWAY_PORTABLE_ENV_TOKEN_FILE``
-names; a server listening beyond loopback requires one.
+names; a server listening beyond loopback requires one. It travels in ZeroMQ's handshake (the
+PLAIN mechanism): a server that refuses it closes the connection before reading a message,
+and the call says the token was refused.
 
 Every call has a deadline: the spec's ``env.step_timeout_s`` (``env.reset_timeout_s`` for
 hello and reset) plus :data:`MARGIN`, so that the server's own pool deadline reports first,
 with its worker. A thread sends a heartbeat every :data:`HEARTBEAT_S`; a server that misses
-:data:`MISSED` of them in a row is taken for dead, and the call waiting on it fails at once.
+:data:`MISSED` of them in a row is taken for dead, or one that refuses the handshake for
+refused, and the call waiting on it fails at once.
 Either way the call raises :class:`~.vector.BackendError` naming the address and the call,
 and the vector is closed.
 """
@@ -25,7 +28,6 @@ and the vector is closed.
 from __future__ import annotations
 
 import contextlib
-import hmac
 import os
 import secrets
 import threading
@@ -47,6 +49,8 @@ MISSED = 5  #: heartbeats missed in a row before the server is taken for dead
 MARGIN = (
     10.0  #: seconds a call waits past the spec's timeout (the server's deadline first)
 )
+ZAP_DOMAIN = b"highway_portable"  #: the handshakes' ZAP domain
+SLICE_S = 0.2  #: seconds between looks at the heartbeat while a call waits
 INSTALL = "pip install 'pyzmq>=26'"
 
 
@@ -86,14 +90,16 @@ def token_from_env() -> str | None:
     return None
 
 
-def same_token(given: Any, expected: str) -> bool:
-    """Whether ``given`` is ``expected``, compared in constant time."""
-    if not isinstance(given, str):
-        return False
-    try:
-        return hmac.compare_digest(given.encode(), expected.encode())
-    except UnicodeEncodeError:  # a lone surrogate: no token of ours
-        return False
+def token_bytes(token: str) -> bytes:
+    """The token as the handshake carries it (a file's or a variable's bytes as read)."""
+    return token.encode("utf-8", "surrogateescape")
+
+
+def _credentials(socket: Any, token: bytes) -> None:
+    """Give ``socket``'s handshakes the token."""
+    zmq = import_zmq()
+    socket.setsockopt(zmq.PLAIN_USERNAME, b"client")
+    socket.setsockopt(zmq.PLAIN_PASSWORD, token)
 
 
 class RemoteVector:
@@ -131,6 +137,14 @@ class RemoteVector:
             "reset": reset_timeout,
             "step": step_timeout,
         }
+        token = token if token is not None else token_from_env()
+        self._token = (
+            b"none" if token is None else token_bytes(token)
+        )  # PLAIN needs one
+        if len(self._token) > 255:
+            raise ValueError(
+                f"the env server's token ({TOKEN_VAR}) is at most 255 bytes"
+            )
         self._context = zmq.Context()
         self._socket = self._connect()
         self._sequence = 0
@@ -142,7 +156,6 @@ class RemoteVector:
         hello = {
             "call": "hello",
             "protocol": wire.PROTOCOL,
-            "token": token if token is not None else token_from_env(),
             "num_envs": num_envs,
             "backend": backend,
             "workers": workers,
@@ -223,6 +236,7 @@ class RemoteVector:
         socket = self._context.socket(self._zmq.DEALER)
         socket.setsockopt(self._zmq.LINGER, 0)
         socket.setsockopt(self._zmq.IPV6, 1)
+        _credentials(socket, self._token)
         socket.connect(endpoint(self.address))
         return socket
 
@@ -252,7 +266,7 @@ class RemoteVector:
                     )
                 if self._heartbeat.dead():
                     self._fail(self._heartbeat.why(), call)
-                if not self._socket.poll(min(left, HEARTBEAT_S) * 1000):
+                if not self._socket.poll(min(left, SLICE_S) * 1000):
                     continue
                 reply, out = wire.unpack(self._socket.recv_multipart(copy=False))
                 if reply.get("sequence") != self._sequence:
@@ -286,13 +300,15 @@ class RemoteVector:
 
 class _Heartbeat:
     """A thread that sends the server a heartbeat every :data:`HEARTBEAT_S` on a socket of
-    its own (ZeroMQ sockets are not shared between threads) and notes its answers."""
+    its own (ZeroMQ sockets are not shared between threads), notes its answers, and watches
+    that socket's handshakes: a server that refuses them is no use to wait for."""
 
     def __init__(self, context: Any, address: str, owner: RemoteVector) -> None:
         self._context, self._address, self._owner = context, address, owner
         self.session: str | None = None
         self._last = time.monotonic()
         self.heard = False  #: whether the server ever answered
+        self.refused: str | None = None  #: why the server refused a handshake
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name="env-remote-heartbeat", daemon=True
@@ -310,9 +326,11 @@ class _Heartbeat:
         return time.monotonic() - self._last
 
     def dead(self) -> bool:
-        return self.silence() > MISSED * HEARTBEAT_S
+        return self.refused is not None or self.silence() > MISSED * HEARTBEAT_S
 
     def why(self) -> str:
+        if self.refused is not None:
+            return self.refused
         if not self.heard:
             return (
                 f"no server answers there ({self.silence():.0f} s without an answer to a "
@@ -325,7 +343,14 @@ class _Heartbeat:
         socket = self._context.socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.IPV6, 1)
+        _credentials(socket, self._owner._token)
+        monitor = socket.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+        )
         socket.connect(self._address)
+        poller = zmq.Poller()
+        poller.register(socket, zmq.POLLIN)
+        poller.register(monitor, zmq.POLLIN)
         nonce = secrets.token_hex(8)
         try:
             while not self._stop.is_set():
@@ -338,14 +363,28 @@ class _Heartbeat:
                 while (
                     left := until - time.monotonic()
                 ) > 0 and not self._stop.is_set():
-                    if socket.poll(min(left, 0.2) * 1000):
+                    ready = dict(poller.poll(min(left, SLICE_S) * 1000))
+                    if monitor in ready:
+                        self.refused = _refusal(monitor.recv_multipart())
+                    if socket in ready:
                         reply, _ = wire.unpack(socket.recv_multipart())
                         if reply.get("sequence") == nonce:
                             self._last, self.heard = time.monotonic(), True
         except (zmq.ZMQError, wire.WireError):
             pass  # the context is closing, or the server speaks another protocol: the call says
         finally:
+            with contextlib.suppress(zmq.ZMQError):
+                socket.disable_monitor()
+            monitor.close(linger=0)
             socket.close(linger=0)
+
+
+def _refusal(event: list[bytes]) -> str:
+    """What a handshake's failure (a socket monitor's event) tells the user."""
+    zmq = import_zmq()
+    if int.from_bytes(event[0][:2], "little") == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+        return f"the server refused the token (the server's --token-file; here {TOKEN_VAR} or {TOKEN_VAR}_FILE)"
+    return "the handshake failed: the server is not this package's env server, or another version of it"
 
 
 def remote_address(spec_remote: str | None) -> str | None:

@@ -46,6 +46,10 @@ DTYPES = frozenset(
     }
 )
 Arrays = dict[str, np.ndarray]
+_NAMES = {
+    np.dtype(name): name for name in DTYPES
+}  #: a dtype's name, without numpy's slow ``str``
+_PLAIN = frozenset({type(None), bool, int, float, str})  #: JSON as they are
 CONTROL_SHAPE: tuple[int, ...] = (7,)  #: one env's control, as a backend takes it
 
 
@@ -75,7 +79,9 @@ def pack(
     frames: list[Any] = []
     for name, array in arrays.items():
         array = np.ascontiguousarray(array)
-        specs.append([name, str(array.dtype), list(array.shape)])
+        specs.append(
+            [name, _NAMES.get(array.dtype) or str(array.dtype), list(array.shape)]
+        )
         frames.append(
             memoryview(array.reshape(-1).view(np.uint8)) if array.size else b""
         )
@@ -153,20 +159,18 @@ def _array_spec(spec: Any) -> tuple[str, str, tuple[int, ...]]:
 
 def encode(value: Any) -> Any:
     """An info (or any value of one) as JSON data; see the module docstring."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind is dict and all(type(k) is str for k in value):
+        return {k: v if type(v) in _PLAIN else encode(v) for k, v in value.items()}
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
-        if str(value.dtype) not in DTYPES:
+        name = _NAMES.get(value.dtype)
+        if name is None:
             raise WireError(f"an info array of dtype {value.dtype} cannot travel")
-        return {
-            "__ndarray__": [
-                str(value.dtype),
-                list(value.shape),
-                value.reshape(-1).tolist(),
-            ]
-        }
+        return {"__ndarray__": [name, list(value.shape), value.reshape(-1).tolist()]}
     if isinstance(value, tuple):
         return {"__tuple__": [encode(v) for v in value]}
     if isinstance(value, list):
@@ -177,6 +181,8 @@ def encode(value: Any) -> Any:
                 "an info dict with a key that is not a string cannot travel"
             )
         return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, (bool, int, float, str)):  # their subclasses (an IntEnum)
+        return value
     raise WireError(
         f"an info value of type {type(value).__name__} cannot travel: use numbers, strings, arrays, lists, tuples or dicts"
     )
@@ -184,15 +190,16 @@ def encode(value: Any) -> Any:
 
 def decode(value: Any) -> Any:
     """The value :func:`encode` was given."""
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if isinstance(value, dict):
-        if set(value) == {"__ndarray__"}:
+    kind = type(value)
+    if kind is list:
+        return [v if type(v) in _PLAIN else decode(v) for v in value]
+    if kind is dict:
+        if len(value) == 1 and "__ndarray__" in value:
             dtype, shape, values = value["__ndarray__"]
             if dtype not in DTYPES:
                 raise WireError(f"an info array of dtype {str(dtype)[:20]!r}")
             return np.asarray(values, dtype=dtype).reshape(shape)
-        if set(value) == {"__tuple__"}:
+        if len(value) == 1 and "__tuple__" in value:
             return tuple(decode(v) for v in value["__tuple__"])
-        return {k: decode(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else decode(v) for k, v in value.items()}
     return value

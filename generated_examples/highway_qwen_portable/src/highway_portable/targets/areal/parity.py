@@ -36,7 +36,7 @@ import torch
 
 from ...model.action_tokens import FIRST_TOKEN, VOCAB_END
 from ...parity import PLACE, Decisions, Formula
-from . import ArealVersionError, require_areal
+from . import require_areal
 
 ALGORITHM = "grpo"
 EPS = 1e-6  #: the workflow's ``EPS``, added to the group's standard deviation
@@ -76,13 +76,7 @@ FORMULAS: dict[str, Formula] = {
 }
 
 
-def unavailable() -> str | None:
-    """Why AReaL's path cannot run here, or None."""
-    try:
-        require_areal()
-    except ArealVersionError as error:
-        return str(error)
-    return None
+require = require_areal  #: raises a RuntimeError saying what AReaL's path lacks here
 
 
 @contextlib.contextmanager

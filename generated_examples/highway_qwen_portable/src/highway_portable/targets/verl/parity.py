@@ -38,7 +38,7 @@ from unittest import mock
 import numpy as np
 
 from ...parity import Decisions, Formula, equal_starts
-from . import VerlVersionError, require_verl
+from . import require_verl
 from .env import VerlEnv
 from .source import SourceError, missing, use_source
 
@@ -157,20 +157,13 @@ FORMULAS: dict[str, tuple[str, Formula]] = {
 }
 
 
-def unavailable() -> str | None:
-    """Why verl's path cannot run here (with what to install), or None."""
-    try:
-        use_source()
-    except SourceError as error:
-        return str(error)
+def require() -> None:
+    """Raise a RuntimeError saying what verl's path lacks here (with what to install)."""
+    use_source()
     problem = missing()
     if problem is not None:
-        return problem
-    try:
-        require_verl()
-    except VerlVersionError as error:
-        return str(error)
-    return None
+        raise SourceError(problem)
+    require_verl()
 
 
 class ParityEnv(VerlEnv):

@@ -30,7 +30,7 @@ import torch
 from omegaconf import open_dict
 
 from ...parity import Decisions, Formula
-from . import RLinfVersionError, import_rlinf, require_rlinf
+from . import import_rlinf, require_rlinf
 
 ALGORITHM = "grpo"
 SOURCE = "rlinf/algorithms/advantages.py"
@@ -85,13 +85,7 @@ FORMULAS: dict[str, Formula] = {
 }
 
 
-def unavailable() -> str | None:
-    """Why RLinf's path cannot run here, or None."""
-    try:
-        require_rlinf()
-    except RLinfVersionError as error:
-        return str(error)
-    return None
+require = require_rlinf  #: raises a RuntimeError saying what RLinf's path lacks here
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from ...parity import Decisions, Formula
-from . import SiirlVersionError, require_siirl
+from . import require_siirl
 
 ALGORITHM = "grpo"
 TOKENS = 24  #: action tokens per forward pass
@@ -84,13 +84,7 @@ GRPO = Formula(
 FORMULAS: dict[str, Formula] = {"grpo": GRPO, "dapo": GRPO, "srpo": GRPO}
 
 
-def unavailable() -> str | None:
-    """Why siiRL's path cannot run here, or None."""
-    try:
-        require_siirl()
-    except SiirlVersionError as error:
-        return str(error)
-    return None
+require = require_siirl  #: raises a RuntimeError saying what siiRL's path lacks here
 
 
 @contextlib.contextmanager
