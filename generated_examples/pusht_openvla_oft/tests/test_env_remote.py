@@ -8,6 +8,7 @@ serving after hostile clients, frees a vanished client's envs, and a dead server
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import os
 import signal
@@ -442,6 +443,67 @@ def test_a_wrong_or_missing_token_is_refused_and_the_right_one_serves(
         ).close()
 
 
+def test_a_token_is_the_bytes_of_its_file_or_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(remote.TOKEN_VAR, raising=False)
+    monkeypatch.delenv(remote.TOKEN_VAR + "_FILE", raising=False)
+    assert remote.read_token() is None
+    (tmp_path / "token").write_bytes(
+        b"\xff\xfe" * 10 + b"\n"
+    )  # not UTF-8: bytes all the same
+    assert remote.read_token(str(tmp_path / "token")) == b"\xff\xfe" * 10
+    (tmp_path / "empty").write_bytes(b" \n")
+    monkeypatch.setenv(remote.TOKEN_VAR + "_FILE", str(tmp_path / "empty"))
+    assert remote.read_token() is None  # none, not an empty password
+    monkeypatch.setenv(remote.TOKEN_VAR, "from-the-variable")
+    assert remote.read_token() == b"from-the-variable"
+
+
+def _hello_within(address: str, num_envs: int, seconds: float) -> None:
+    """A client gets ``num_envs`` envs within ``seconds`` (another client's close travels on
+    its own connection, so it may reach the server just after this hello)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            make_env(
+                backend="synthetic",
+                num_envs=num_envs,
+                workers=0,
+                video=False,
+                remote=address,
+            ).close()
+            return
+        except BackendError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+@pytest.mark.process_control
+def test_a_client_that_fails_or_is_dropped_frees_its_envs_at_once(
+    tmp_path: Path,
+) -> None:
+    with serving("--bind", f"unix://{tmp_path / 'env.sock'}", "--max-envs", "2") as (
+        address,
+        _,
+    ):
+        env = make_env(
+            backend="synthetic", num_envs=2, workers=0, video=False, remote=address
+        )
+        with pytest.raises(BackendError, match="task 99"):
+            env.vector.reset(
+                np.arange(2), [(0, 99, 0)] * 2
+            )  # a task the server has not
+        _hello_within(address, 2, seconds=3.0)  # not the 30 s of --session-timeout
+        env = make_env(
+            backend="synthetic", num_envs=2, workers=0, video=False, remote=address
+        )
+        del env
+        gc.collect()
+        _hello_within(address, 2, seconds=3.0)
+
+
 @pytest.mark.process_control
 def test_a_server_killed_while_the_client_steps_is_named_within_a_few_heartbeats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -520,6 +582,7 @@ def test_a_client_killed_mid_step_frees_its_envs(tmp_path: Path) -> None:
 
 #: A backend whose step never returns (a simulator hung in its C code), for the server below.
 STUCK = """
+import os
 import time
 from pusht_openvla_oft.env.backends import synthetic
 
@@ -528,7 +591,7 @@ tasks, check = synthetic.tasks, synthetic.check
 
 class Stuck(synthetic.SyntheticBackend):
     def step(self, control):
-        time.sleep(3600)
+        time.sleep(float(os.environ.get("STUCK_S", "3600")))
 
 
 def make(index):
@@ -572,6 +635,53 @@ def _alive(pid: int) -> bool:
     )  # a zombie is dead, waiting for its new parent to reap it
 
 
+@contextlib.contextmanager
+def _stuck_step(
+    tmp_path: Path, workers: int, seconds: float
+) -> Iterator[tuple[subprocess.Popen, Any]]:
+    """A server whose client's step (in ``workers`` processes) lasts ``seconds``, running:
+    yields the server's process and the client's socket."""
+    (tmp_path / "stuck.py").write_text(STUCK)
+    environ = {
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), ENV["PYTHONPATH"]]),
+        "STUCK_S": str(seconds),
+    }
+    command = [sys.executable, "-c", SERVE_STUCK]
+    with serving(
+        "--bind", f"unix://{tmp_path / 'env.sock'}", environ=environ, command=command
+    ) as (address, proc):
+        sock = _dealer(address, "none")
+        hello = {
+            "call": "hello",
+            "protocol": wire.PROTOCOL,
+            "num_envs": 2,
+            "backend": "stuck",
+            "workers": workers,
+            "sequence": 1,
+        }
+        sock.send_multipart(wire.pack(hello))
+        answer = _answer(sock, timeout=60.0)
+        assert answer is not None and answer["status"] == "ok", answer
+        reset = {
+            "call": "reset",
+            "session": answer["session"],
+            "sequence": 2,
+            "args": [[0, 0, 0], [1, 0, 0]],
+        }
+        sock.send_multipart(wire.pack(reset, {"env_ids": np.arange(2, dtype=np.int64)}))
+        assert _answer(sock, timeout=60.0)["status"] == "ok"
+        controls = np.zeros((2, *wire.CONTROL_SHAPE), np.float32)
+        step = {"call": "step", "session": answer["session"], "sequence": 3}
+        sock.send_multipart(
+            wire.pack(step, {"controls": controls, "active": np.ones(2, bool)})
+        )
+        assert _answer(sock, timeout=1.0) is None  # stepping
+        try:
+            yield proc, sock
+        finally:
+            sock.close()
+
+
 @pytest.mark.process_control
 @pytest.mark.skipif(
     not sys.platform.startswith("linux"),
@@ -580,49 +690,25 @@ def _alive(pid: int) -> bool:
 def test_a_killed_servers_pool_workers_die_even_stuck_in_a_step(tmp_path: Path) -> None:
     """The server is killed while its pool's workers are inside a backend step that never
     returns: they die with it (they would not notice a closed pipe until the step ended)."""
-    (tmp_path / "stuck.py").write_text(STUCK)
-    environ = {"PYTHONPATH": os.pathsep.join([str(tmp_path), ENV["PYTHONPATH"]])}
-    command = [sys.executable, "-c", SERVE_STUCK]
-    with serving(
-        "--bind", f"unix://{tmp_path / 'env.sock'}", environ=environ, command=command
-    ) as (address, proc):
-        sock = _dealer(address, "none")
-        sock.send_multipart(
-            wire.pack(
-                {
-                    "call": "hello",
-                    "protocol": wire.PROTOCOL,
-                    "num_envs": 2,
-                    "backend": "stuck",
-                    "workers": 2,
-                    "sequence": 1,
-                }
-            )
-        )
-        hello = _answer(sock, timeout=60.0)
-        assert hello is not None and hello["status"] == "ok", hello
-        reset = {
-            "call": "reset",
-            "session": hello["session"],
-            "sequence": 2,
-            "args": [[0, 0, 0], [1, 0, 0]],
-        }
-        sock.send_multipart(wire.pack(reset, {"env_ids": np.arange(2, dtype=np.int64)}))
-        assert _answer(sock, timeout=60.0)["status"] == "ok"
-        controls = np.zeros((2, *wire.CONTROL_SHAPE), np.float32)
-        step = {"call": "step", "session": hello["session"], "sequence": 3}
-        sock.send_multipart(
-            wire.pack(step, {"controls": controls, "active": np.ones(2, bool)})
-        )
-        assert _answer(sock, timeout=1.0) is None  # stuck
+    with _stuck_step(tmp_path, workers=2, seconds=3600) as (proc, _):
         workers = _pool_workers(proc.pid)
         assert len(workers) == 2, workers
         proc.kill()
         proc.wait()
-        sock.close()
         deadline = time.monotonic() + 10
         while any(_alive(pid) for pid in workers):
             assert time.monotonic() < deadline, (
                 f"pool workers {[p for p in workers if _alive(p)]} outlived their server"
             )
             time.sleep(0.1)
+
+
+@pytest.mark.process_control
+def test_a_stopped_server_answers_the_call_it_is_running_at_once(
+    tmp_path: Path,
+) -> None:
+    with _stuck_step(tmp_path, workers=0, seconds=3) as (proc, sock):
+        proc.send_signal(signal.SIGTERM)
+        answer = _answer(sock, timeout=2.0)
+        assert answer is not None and "stopping" in answer["error"], answer
+        assert proc.wait(timeout=30) == 0

@@ -17,8 +17,11 @@ client closes, or after ``--session-timeout`` seconds without a call or heartbea
 client that vanished); ``--max-envs`` bounds the envs of all clients together and
 ``--max-workers`` the worker processes one client may ask for. Each client's
 calls run in a thread of its own, so one client's slow step holds back no other client and no
-heartbeat. A call runs under the pool's deadlines (the spec's ``env.step_timeout_s``,
-``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot be cut short).
+heartbeat, with ``workers`` > 0 (the simulator in worker processes) or a simulator that
+releases Python's GIL while it steps; an in-process simulator call that holds the GIL holds
+the whole server meanwhile. A call runs under the pool's deadlines (the spec's
+``env.step_timeout_s``, ``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot
+be cut short). A server stopped while calls run answers them with an error at once.
 
 Security: beyond loopback the server refuses to start without a token (``--token-file``, or
 ``CARTPOLE_PIXELS_ENV_TOKEN``). A client gives it in ZeroMQ's handshake (its PLAIN mechanism; the
@@ -26,7 +29,9 @@ server's ZAP handler compares it in constant time), so a connection without it i
 before any message of it is read. The token authenticates; it does not encrypt (see the
 README). No pickle or other code-executing format is on the wire (:mod:`.wire`); a frame over
 the size a client can need is dropped by ZeroMQ before it is read; a malformed message gets
-an error answer (or none, when it cannot be answered) and the server goes on. Calls name the
+an error answer (or none, when it cannot be answered) and the server goes on. A client past
+the handshake (any local client of a server without a token) is trusted with the server's
+memory for one message: ZeroMQ takes a message of many frames whole before it is read. Calls name the
 session their client's hello opened (a random 128-bit id). A Unix socket is created readable
 by its owner only.
 """
@@ -56,14 +61,7 @@ import numpy as np
 from ..spec import SPEC
 from . import observations, wire
 from .backends import BACKENDS, load_backend
-from .remote import (
-    HEARTBEAT_S,
-    TOKEN_VAR,
-    ZAP_DOMAIN,
-    endpoint,
-    import_zmq,
-    token_bytes,
-)
+from .remote import HEARTBEAT_S, TOKEN_VAR, ZAP_DOMAIN, endpoint, import_zmq, read_token
 from .vector import InProcessVector, SubprocessVector
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
@@ -99,6 +97,10 @@ class Session:
         self.busy = False  #: a call of it is running
         self.closing = False  #: its client closed it during a call
         self.ready = False  #: its envs are built (its hello answered ok)
+        self.pending: tuple[Any, Any] = (
+            None,
+            None,
+        )  #: the running call's route and sequence
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._answers, self._wake = answers, wake
         self.thread = threading.Thread(
@@ -110,6 +112,7 @@ class Session:
 
     def forward(self, route: Any, header: dict[str, Any], arrays: wire.Arrays) -> None:
         self.busy = True
+        self.pending = (route, header.get("sequence"))
         self.inbox.put((route, header, arrays))
 
     def close(self) -> None:
@@ -141,8 +144,8 @@ class Session:
                     )
                 self._answers.put((self, [route, *message]))
                 with contextlib.suppress(
-                    BlockingIOError
-                ):  # a wake-up is pending already
+                    OSError
+                ):  # a wake-up is pending already, or the server is gone
                     os.write(self._wake, b"\0")
         finally:
             if self.vector is not None:
@@ -348,6 +351,10 @@ class Server:
                 self._pass_answers()
             self._expire()
         for session in list(self.sessions.values()):
+            if session.busy:
+                self._answer(
+                    *session.pending, "the env server is stopping (SIGTERM or Ctrl-C)"
+                )
             self._end(session)
         deadline = (
             time.monotonic() + SHUTDOWN_S
@@ -359,8 +366,11 @@ class Server:
         """Close every socket now (a session thread still in a simulator call is a daemon
         and does not hold the process), and the Unix socket's file."""
         self.context.destroy(linger=0)
-        os.close(self._woken)
-        os.close(self._wake)
+        if not any(
+            thread.is_alive() for thread in self.threads
+        ):  # else the process's exit closes it
+            os.close(self._woken)
+            os.close(self._wake)
         if self.address.startswith("unix://"):
             with contextlib.suppress(OSError):
                 os.unlink(self.address[len("unix://") :])
@@ -609,15 +619,11 @@ def main(argv: list[str] | None = None) -> int:
         endpoint(args.bind)
     except ValueError as exc:
         parser.error(str(exc))
-    token = os.environ.get(TOKEN_VAR) or None
-    args.token_file = args.token_file or os.environ.get(TOKEN_VAR + "_FILE")
-    if args.token_file:
-        try:
-            with open(args.token_file, encoding="utf-8") as handle:
-                token = handle.read().strip()
-        except OSError as exc:
-            parser.error(f"cannot read --token-file: {exc}")
-    if token is not None and not 16 <= len(token_bytes(token)) <= 255:
+    try:
+        token = read_token(args.token_file)
+    except OSError as exc:
+        parser.error(f"cannot read the token file: {exc}")
+    if token is not None and not 16 <= len(token) <= 255:
         parser.error(
             "a token of 16 to 255 bytes, please (python -c 'import secrets; print(secrets.token_hex(16))')"
         )
@@ -631,7 +637,7 @@ def main(argv: list[str] | None = None) -> int:
         or args.session_timeout < 2 * HEARTBEAT_S
     ):
         parser.error(
-            f"--max-envs must be positive and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
+            f"--max-envs must be positive, --max-workers at least 0 and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
         )
     with contextlib.redirect_stdout(sys.stderr):  # what a simulator prints on import
         served = (
@@ -640,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server = Server(
             args.bind,
-            token=None if token is None else token_bytes(token),
+            token=token,
             max_envs=args.max_envs,
             max_workers=args.max_workers,
             session_timeout=args.session_timeout,

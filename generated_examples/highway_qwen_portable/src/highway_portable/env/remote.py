@@ -32,6 +32,7 @@ import os
 import secrets
 import threading
 import time
+import weakref
 from typing import Any, NoReturn
 
 import numpy as np
@@ -79,27 +80,26 @@ def endpoint(address: str) -> str:
     )
 
 
-def token_from_env() -> str | None:
-    """The token from ``HIGHWAY_PORTABLE_ENV_TOKEN`` or the file ``HIGHWAY_PORTABLE_ENV_TOKEN_FILE`` names."""
-    if os.environ.get(TOKEN_VAR):
-        return os.environ[TOKEN_VAR]
-    path = os.environ.get(TOKEN_VAR + "_FILE")
+def read_token(path: str | None = None) -> bytes | None:
+    """The token: the bytes of the file ``path`` (stripped), else of ``HIGHWAY_PORTABLE_ENV_TOKEN``, else
+    of the file ``HIGHWAY_PORTABLE_ENV_TOKEN_FILE`` names; None for none (or an empty one). OSError for
+    a file that cannot be read."""
+    path = path or None
+    if path is None and os.environ.get(TOKEN_VAR):
+        return os.environ[TOKEN_VAR].encode("utf-8", "surrogateescape").strip() or None
+    path = path or os.environ.get(TOKEN_VAR + "_FILE")
     if path:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read().strip()
+        with open(path, "rb") as handle:
+            return handle.read().strip() or None
     return None
 
 
-def token_bytes(token: str) -> bytes:
-    """The token as the handshake carries it (a file's or a variable's bytes as read)."""
-    return token.encode("utf-8", "surrogateescape")
-
-
-def _credentials(socket: Any, token: bytes) -> None:
-    """Give ``socket``'s handshakes the token."""
+def _credentials(socket: Any, token: bytes | None) -> None:
+    """Give ``socket``'s handshakes the token (PLAIN needs a password: a placeholder for
+    none, which a server without a token lets in and one with a token refuses)."""
     zmq = import_zmq()
     socket.setsockopt(zmq.PLAIN_USERNAME, b"client")
-    socket.setsockopt(zmq.PLAIN_PASSWORD, token)
+    socket.setsockopt(zmq.PLAIN_PASSWORD, token or b"none")
 
 
 class RemoteVector:
@@ -112,7 +112,7 @@ class RemoteVector:
         backend: The backend the server runs them on (it must have it).
         workers: Worker processes the server steps them in (0: its own process).
         check_every_step: Check observations on every step, on the server.
-        token: The server's token (default: :func:`token_from_env`).
+        token: The server's token (default: :func:`read_token`'s).
         step_timeout: The spec's ``env.step_timeout_s``.
         reset_timeout: The spec's ``env.reset_timeout_s``, also for hello.
     """
@@ -125,32 +125,32 @@ class RemoteVector:
         backend: str,
         workers: int,
         check_every_step: bool = False,
-        token: str | None = None,
+        token: str | bytes | None = None,
         step_timeout: float = 60.0,
         reset_timeout: float = 300.0,
     ) -> None:
-        zmq = import_zmq()
         self.address, self.num_envs = address, num_envs
-        self._zmq = zmq
         self._timeouts = {
             "hello": reset_timeout,
             "reset": reset_timeout,
             "step": step_timeout,
         }
-        token = token if token is not None else token_from_env()
-        self._token = (
-            b"none" if token is None else token_bytes(token)
-        )  # PLAIN needs one
-        if len(self._token) > 255:
+        secret = (
+            token.encode("utf-8", "surrogateescape")
+            if isinstance(token, str)
+            else token
+        )
+        secret = secret if secret is not None else read_token()
+        if secret is not None and len(secret) > 255:
             raise ValueError(
                 f"the env server's token ({TOKEN_VAR}) is at most 255 bytes"
             )
-        self._context = zmq.Context()
-        self._socket = self._connect()
+        self._link = _Link(address, secret)
+        self._release = weakref.finalize(
+            self, self._link.close
+        )  # also when dropped unclosed
         self._sequence = 0
         self._closed_by: str | None = None
-        self.session: str | None = None
-        self._heartbeat = _Heartbeat(self._context, endpoint(address), self)
         self.buffers = observations.allocate(num_envs)
         self.texts = observations.allocate_texts(num_envs)
         hello = {
@@ -162,13 +162,12 @@ class RemoteVector:
             "check_every_step": check_every_step,
         }
         try:
-            self._heartbeat.start()
+            self._link.heartbeat.start()
             header, arrays = self._call(hello, {})
         except BaseException:
             self.close()
             raise
-        self.session = header["session"]
-        self._heartbeat.session = self.session
+        self._link.session = self._link.heartbeat.session = header["session"]
         self.control_low, self.control_high = (
             arrays["control_low"].copy(),
             arrays["control_high"].copy(),
@@ -215,30 +214,15 @@ class RemoteVector:
 
     def close(self) -> None:
         """Tell the server to free this client's envs (without waiting long), then close
-        the sockets. Idempotent."""
-        if self._context.closed:
-            return
-        self._heartbeat.stop()
-        if self.session is not None and self._closed_by is None:
-            try:
-                self._socket.send_multipart(
-                    wire.pack({"call": "close", "session": self.session}),
-                    flags=self._zmq.NOBLOCK,
-                )
-            except self._zmq.ZMQError:
-                pass  # the server is gone or not reading: it frees the envs on its timeout
-        self._socket.close(linger=200)
-        self._context.term()
+        the sockets. Idempotent; a vector dropped without it is closed when collected."""
+        self._release()
+
+    @property
+    def session(self) -> str | None:
+        """The server's id of this client's envs, once its hello is answered."""
+        return self._link.session
 
     # -- calls -------------------------------------------------------------------------------
-
-    def _connect(self) -> Any:
-        socket = self._context.socket(self._zmq.DEALER)
-        socket.setsockopt(self._zmq.LINGER, 0)
-        socket.setsockopt(self._zmq.IPV6, 1)
-        _credentials(socket, self._token)
-        socket.connect(endpoint(self.address))
-        return socket
 
     def _call(
         self, header: dict[str, Any], arrays: dict[str, np.ndarray]
@@ -246,16 +230,17 @@ class RemoteVector:
         """Send a call and wait for its answer until its deadline (see the module
         docstring); any failure closes the vector and raises :class:`BackendError`."""
         call = header["call"]
-        if self._context.closed:
+        link = self._link
+        if not self._release.alive:
             reason = (
                 f"; it was closed after: {self._closed_by}" if self._closed_by else ""
             )
             raise BackendError(f"the remote env at {self.address} is closed{reason}")
         self._sequence += 1
-        message = {**header, "session": self.session, "sequence": self._sequence}
+        message = {**header, "session": link.session, "sequence": self._sequence}
         deadline = time.monotonic() + self._timeouts[call] + MARGIN
         try:
-            self._socket.send_multipart(wire.pack(message, arrays), copy=False)
+            link.socket.send_multipart(wire.pack(message, arrays), copy=False)
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -264,11 +249,11 @@ class RemoteVector:
                         f"no answer to {call} within {self._timeouts[call] + MARGIN:g} s (env.{field} + {MARGIN:g} s)",
                         call,
                     )
-                if self._heartbeat.dead():
-                    self._fail(self._heartbeat.why(), call)
-                if not self._socket.poll(min(left, SLICE_S) * 1000):
+                if link.heartbeat.dead():
+                    self._fail(link.heartbeat.why(), call)
+                if not link.socket.poll(min(left, SLICE_S) * 1000):
                     continue
-                reply, out = wire.unpack(self._socket.recv_multipart(copy=False))
+                reply, out = wire.unpack(link.socket.recv_multipart(copy=False))
                 if reply.get("sequence") != self._sequence:
                     continue  # the answer to an earlier call the client gave up on
                 if reply.get("status") != "ok":
@@ -298,13 +283,45 @@ class RemoteVector:
                 self.texts[name][row] = value
 
 
+class _Link:
+    """What a :class:`RemoteVector` holds open on the server: its call socket, its heartbeat
+    and its session. Apart from the vector, so that a vector dropped unclosed is collected
+    (and :meth:`close` frees its envs) while the heartbeat thread runs."""
+
+    def __init__(self, address: str, token: bytes | None) -> None:
+        self.zmq = zmq = import_zmq()
+        self.context = zmq.Context()
+        self.session: str | None = None
+        self.socket = self.context.socket(zmq.DEALER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.IPV6, 1)
+        _credentials(self.socket, token)
+        self.socket.connect(endpoint(address))
+        self.heartbeat = _Heartbeat(self.context, endpoint(address), token)
+
+    def close(self) -> None:
+        """Tell the server to free the session's envs (whatever ended it: the server frees a
+        busy session once its call is done), then close the sockets."""
+        self.heartbeat.stop()
+        if self.session is not None:
+            try:
+                self.socket.send_multipart(
+                    wire.pack({"call": "close", "session": self.session}),
+                    flags=self.zmq.NOBLOCK,
+                )
+            except self.zmq.ZMQError:
+                pass  # the server is gone or not reading: it frees the envs on its timeout
+        self.socket.close(linger=200)
+        self.context.term()
+
+
 class _Heartbeat:
     """A thread that sends the server a heartbeat every :data:`HEARTBEAT_S` on a socket of
     its own (ZeroMQ sockets are not shared between threads), notes its answers, and watches
     that socket's handshakes: a server that refuses them is no use to wait for."""
 
-    def __init__(self, context: Any, address: str, owner: RemoteVector) -> None:
-        self._context, self._address, self._owner = context, address, owner
+    def __init__(self, context: Any, address: str, token: bytes | None) -> None:
+        self._context, self._address, self._token = context, address, token
         self.session: str | None = None
         self._last = time.monotonic()
         self.heard = False  #: whether the server ever answered
@@ -339,11 +356,11 @@ class _Heartbeat:
         return f"the server stopped answering heartbeats ({self.silence():.0f} s without one)"
 
     def _run(self) -> None:
-        zmq = self._owner._zmq
+        zmq = import_zmq()
         socket = self._context.socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.IPV6, 1)
-        _credentials(socket, self._owner._token)
+        _credentials(socket, self._token)
         monitor = socket.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
         )
