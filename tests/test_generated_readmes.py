@@ -15,7 +15,8 @@ import yaml
 
 from conftest import GOLDENS
 from vlagen.cli import main
-from vlagen.spec import SCHEMA_FILE, schema_text
+from vlagen.schema import schema_text
+from vlagen.spec import SCHEMA_FILE
 
 PACKAGES = sorted(p for p in GOLDENS.iterdir() if (p / "vlagen.yaml").is_file())
 ids = [p.name for p in PACKAGES]

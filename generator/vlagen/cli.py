@@ -308,7 +308,7 @@ def check(spec: Path, out_dir: Path | None, strict: bool) -> None:
 @main.command()
 def schema() -> None:
     """Print the spec's JSON Schema (draft 2020-12)."""
-    from .spec import schema_text
+    from .schema import schema_text
 
     click.echo(schema_text(), nl=False)
 
@@ -355,7 +355,8 @@ def init(
     from .errors import ConflictError, UsageError
     from .outdir import OutDir
     from .paths import templates_root
-    from .spec import SCHEMA_FILE, schema_text
+    from .schema import schema_text
+    from .spec import SCHEMA_FILE
 
     if example == "list":
         if path is not None:

@@ -26,7 +26,6 @@ __all__ = [
     "Registration",
     "Side",
     "config_diff",
-    "config_keys",
     "contract_diff",
 ]
 
@@ -137,16 +136,6 @@ class ContractDiff:
         return not any(changes) and not self.model_families and self.config.empty
 
 
-def config_keys(snapshot: str) -> dict[str, str]:
-    """Key to type name of a committed config snapshot: its ``keys`` map (RLinf, verl) or the
-    whole file (siiRL, AReaL, whose snapshots are nothing else)."""
-    from .targets._config_schema import load_schema  # the targets package imports this module
-
-    schema = load_schema(snapshot)
-    keys = schema.get("keys")
-    return dict(keys) if isinstance(keys, dict) else dict(schema)
-
-
 def contract_diff(old: TargetDecl, new: TargetDecl) -> ContractDiff:
     """What changed from ``old`` to ``new``: usually two version lines of one framework."""
     a, b = old.contract, new.contract
@@ -161,15 +150,15 @@ def contract_diff(old: TargetDecl, new: TargetDecl) -> ContractDiff:
             for f in fields(Registration)
             if getattr(a.registration, f.name) != getattr(b.registration, f.name)
         ),
-        config=config_diff(
-            a.config_snapshot,
-            config_keys(a.config_snapshot),
-            b.config_snapshot,
-            config_keys(b.config_snapshot),
-        ),
+        config=config_diff(a.config_snapshot, _keys(old), b.config_snapshot, _keys(new)),
         algorithms=_mapping_changes(old.algorithms, new.algorithms),
         model_families=_set_changes(old.model_families, new.model_families),
     )
+
+
+def _keys(target: TargetDecl) -> Mapping[str, str]:
+    """Key to type name of ``target``'s committed config snapshot."""
+    return target.config_keys() if target.config_keys is not None else {}
 
 
 def config_diff(

@@ -124,11 +124,14 @@ def load_spec_data(
                 )
             ],
         )
+    unknown = _unknown_frameworks(data, source)
     try:
         spec = Spec.model_validate(data)
     except ValidationError as exc:
         issues = [_from_pydantic(err, data, source) for err in exc.errors()]
-        raise SpecError(path, _dedupe(issues)) from None
+        raise SpecError(path, _dedupe(issues + unknown)) from None
+    if unknown:
+        raise SpecError(path, unknown)
     issues = [_place(issue, source) for issue in check_spec(spec, probe=probe)]
     if issues:
         raise SpecError(path, _dedupe(issues))
@@ -171,8 +174,6 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         tag = ctx.get("tag")
         hint = did_you_mean(str(tag)[:100], tags)
         message = f"unknown {key} {short_repr(tag)}{hint} (expected: {', '.join(tags)})"
-    elif kind == "literal_error" and (known := _unsupported_framework(loc, value)):
-        message = known
     elif kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
@@ -182,20 +183,34 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
     return Issue(loc, message, mark.line, mark.column)
 
 
-def _unsupported_framework(loc: KeyPath, value: Any) -> str | None:
-    """The reason a ``targets[i].framework`` vlagen knowingly does not target is refused
-    (:data:`vlagen.targets.UNSUPPORTED`), instead of a bare list of choices."""
-    from .targets import framework_names, unsupported
+def _unknown_frameworks(data: dict[str, Any], source: SourceMap) -> list[Issue]:
+    """An issue for each ``targets[i].framework`` no target declares. The spec model takes
+    any name: which exist is the target registry's to say, which sits above the spec. A
+    framework vlagen knowingly does not target (:data:`vlagen.targets.UNSUPPORTED`) is
+    refused with its reason, not a bare list of choices."""
+    from .targets import framework_names, is_framework, unsupported
 
-    if len(loc) != 3 or loc[0] != "targets" or loc[2] != "framework" or not isinstance(value, str):
-        return None
-    entry = unsupported(value)
-    if entry is None:
-        return None
-    return (
-        f"{value} is not supported: {entry.reason}. {entry.instead} "
-        f"(supported frameworks: {', '.join(framework_names())})"
-    )
+    targets = data.get("targets")
+    issues = []
+    for i, target in enumerate(targets if isinstance(targets, list) else []):
+        value = target.get("framework") if isinstance(target, dict) else None
+        if not isinstance(value, str) or is_framework(value):
+            continue  # not a name: the model says so
+        names = framework_names()
+        if (entry := unsupported(value)) is not None:
+            message = (
+                f"{value} is not supported: {entry.reason}. {entry.instead} "
+                f"(supported frameworks: {', '.join(names)})"
+            )
+        else:
+            quoted = [repr(n) for n in names]
+            expected = f"{', '.join(quoted[:-1])} or {quoted[-1]}"  # four built in, at least
+            message = f"Input should be {expected}, got {short_repr(value)}"
+            message += did_you_mean(value[:100], names)
+        loc = ("targets", i, "framework")
+        mark = source.locate(loc)
+        issues.append(Issue(loc, message, mark.line, mark.column))
+    return issues
 
 
 def _data_loc(raw: tuple, data: Any, *, keep_last: bool) -> KeyPath:

@@ -23,7 +23,8 @@ from .literals import ConstClass, py_literal, spec_classes
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .paths import templates_root
 from .provenance import SPEC_COPY, without_header
-from .spec import SCHEMA_FILE, Spec, schema_text
+from .schema import schema_text
+from .spec import SCHEMA_FILE, Spec
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
 

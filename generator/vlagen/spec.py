@@ -8,12 +8,10 @@ so that all of them are reported together with their positions in the file.
 
 from __future__ import annotations
 
-import json
 import keyword
 import math
 import re
 import string
-from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -27,10 +25,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from .backbones import BACKBONES
-from .targets import framework_names, is_framework
 
 SCHEMA_VERSION = 1
 
@@ -78,18 +74,6 @@ def _check_text(text: str) -> None:
             raise ValueError("contains a lone surrogate, which is not valid Unicode text")
         if (code < 0x20 and ch not in "\t\n") or 0x7F <= code < 0xA0:
             raise ValueError(f"contains the control character U+{code:04X}")
-
-
-def json_schema() -> dict[str, Any]:
-    """The spec's JSON Schema (draft 2020-12), as ``vlagen schema`` prints it."""
-    return Spec.model_json_schema()
-
-
-@cache
-def schema_text() -> str:
-    """The schema as the file :data:`SCHEMA_FILE` holds it: beside ``vlagen init``'s spec and
-    every generated package's ``vlagen.yaml``, whose first line names it for editors."""
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _identifier(value: str) -> str:
@@ -203,23 +187,9 @@ def scaffold_path(class_path: str | None, package: str) -> str | None:
     return module.replace(".", "/") + ".py" if module.startswith(f"{package}.") else None
 
 
-def _framework(value: Any) -> Any:
-    """A declared target's framework, refused as a ``Literal`` of them would be: the names
-    are read when a spec is validated, so importing the spec loads no target."""
-    if isinstance(value, str) and is_framework(value):
-        return value
-    names = [repr(n) for n in framework_names()]
-    expected = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
-
-
-def _framework_choices(schema: dict[str, Any]) -> None:
-    schema["enum"] = list(framework_names())
-
-
-Framework = Annotated[
-    str, BeforeValidator(_framework), WithJsonSchema({"title": "Framework", "type": "string"})
-]
+#: A declared target's framework. Which names exist is the target registry's to say, which
+#: sits above the spec: :mod:`vlagen.load` checks them (and :mod:`vlagen.schema` lists them).
+Framework = Annotated[str, WithJsonSchema({"title": "Framework", "type": "string"})]
 
 
 class Project(StrictModel):
@@ -827,10 +797,7 @@ ConfigKey = Annotated[
 class Target(StrictModel):
     """One RL framework to generate an adapter for."""
 
-    framework: Framework = Field(
-        description="The framework (`vlagen targets` lists them).",
-        json_schema_extra=_framework_choices,
-    )
+    framework: Framework = Field(description="The framework (`vlagen targets` lists them).")
     version: VersionText = Field(description="Its version line, e.g. '0.3'.")
     algorithm: Annotated[str, Field(max_length=100)] = Field(
         description="The RL algorithm, in the framework's own name."
