@@ -84,8 +84,7 @@ def read_token(path: str | None = None) -> bytes | None:
     """The token: the bytes of the file ``path`` (stripped), else of ``HIGHWAY_PORTABLE_ENV_TOKEN``, else
     of the file ``HIGHWAY_PORTABLE_ENV_TOKEN_FILE`` names; None for none (or an empty one). OSError for
     a file that cannot be read."""
-    path = path or None
-    if path is None and os.environ.get(TOKEN_VAR):
+    if not path and os.environ.get(TOKEN_VAR):
         return os.environ[TOKEN_VAR].encode("utf-8", "surrogateescape").strip() or None
     path = path or os.environ.get(TOKEN_VAR + "_FILE")
     if path:
@@ -94,12 +93,17 @@ def read_token(path: str | None = None) -> bytes | None:
     return None
 
 
-def _credentials(socket: Any, token: bytes | None) -> None:
-    """Give ``socket``'s handshakes the token (PLAIN needs a password: a placeholder for
-    none, which a server without a token lets in and one with a token refuses)."""
+def _dealer(context: Any, token: bytes | None) -> Any:
+    """A client socket of ``context``, not yet connected, that gives ``token`` in its
+    handshakes (PLAIN needs a password: a placeholder for none, which a server without a
+    token lets in and one with a token refuses)."""
     zmq = import_zmq()
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.IPV6, 1)
     socket.setsockopt(zmq.PLAIN_USERNAME, b"client")
     socket.setsockopt(zmq.PLAIN_PASSWORD, token or b"none")
+    return socket
 
 
 class RemoteVector:
@@ -292,10 +296,7 @@ class _Link:
         self.zmq = zmq = import_zmq()
         self.context = zmq.Context()
         self.session: str | None = None
-        self.socket = self.context.socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.IPV6, 1)
-        _credentials(self.socket, token)
+        self.socket = _dealer(self.context, token)
         self.socket.connect(endpoint(address))
         self.heartbeat = _Heartbeat(self.context, endpoint(address), token)
 
@@ -357,10 +358,7 @@ class _Heartbeat:
 
     def _run(self) -> None:
         zmq = import_zmq()
-        socket = self._context.socket(zmq.DEALER)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.IPV6, 1)
-        _credentials(socket, self._token)
+        socket = _dealer(self._context, self._token)
         monitor = socket.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
         )

@@ -94,13 +94,11 @@ class Session:
     ) -> None:
         self.id, self.num_envs, self.max_workers = sid, num_envs, max_workers
         self.last_seen = time.monotonic()
-        self.busy = False  #: a call of it is running
         self.closing = False  #: its client closed it during a call
         self.ready = False  #: its envs are built (its hello answered ok)
-        self.pending: tuple[Any, Any] = (
-            None,
-            None,
-        )  #: the running call's route and sequence
+        self.pending: tuple[Any, Any] | None = (
+            None  #: the running call's route and sequence
+        )
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._answers, self._wake = answers, wake
         self.thread = threading.Thread(
@@ -111,9 +109,13 @@ class Session:
         self.thread.start()
 
     def forward(self, route: Any, header: dict[str, Any], arrays: wire.Arrays) -> None:
-        self.busy = True
         self.pending = (route, header.get("sequence"))
         self.inbox.put((route, header, arrays))
+
+    @property
+    def busy(self) -> bool:
+        """Whether a call of it is running."""
+        return self.pending is not None
 
     def close(self) -> None:
         """End the thread once its call is done; it closes the envs."""
@@ -351,7 +353,7 @@ class Server:
                 self._pass_answers()
             self._expire()
         for session in list(self.sessions.values()):
-            if session.busy:
+            if session.pending is not None:
                 self._answer(
                     *session.pending, "the env server is stopping (SIGTERM or Ctrl-C)"
                 )
@@ -412,7 +414,7 @@ class Server:
                 return
             with contextlib.suppress(self.zmq.ZMQError):
                 self.socket.send_multipart(answer, copy=False)
-            session.busy, session.last_seen = False, time.monotonic()
+            session.pending, session.last_seen = None, time.monotonic()
             if session.closing or not session.ready:  # a failed hello's envs are free
                 self._end(session)
 
