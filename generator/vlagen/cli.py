@@ -407,8 +407,9 @@ def init(
 def _starter_from_gymnasium(env_id: str, gym_kwargs: str | None, path: Path) -> bytes:
     """The starter spec for ``env_id``, checked as ``vlagen validate`` checks a file."""
     from .errors import UsageError
-    from .fromgym import infer, starter_text
+    from .fromgym import infer
     from .load import load_spec_text
+    from .starter import starter_text
 
     kwargs = None
     if gym_kwargs is not None:

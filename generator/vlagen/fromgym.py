@@ -2,7 +2,8 @@
 
 :func:`infer` makes the env (``render_mode="rgb_array"``), resets it with a seed, renders one
 frame and reads its spaces; it returns plain data: each spec field it fills, with the comment
-that says where the value came from. :func:`starter_text` lays that out as a commented spec.
+that says where the value came from. :func:`vlagen.starter.starter_text` lays that out as a
+commented spec.
 gymnasium (and numpy) are imported only inside :func:`infer`, so nothing else in vlagen pays
 for them.
 
@@ -18,19 +19,16 @@ import importlib.util
 import math
 import re
 import sys
-import textwrap
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from .errors import UsageError
 from .presets import GYMNASIUM, GYMNASIUM_EXTRAS, HIGHWAY_HZ, PRESETS
 
-__all__ = ["GymStarter", "Inferred", "infer", "starter_text"]
+__all__ = ["GymStarter", "Inferred", "infer", "one_line"]
 
 #: Packages that register their ids with gymnasium when imported, and the preset each gets.
 #: An id that is not registered yet is looked up again after importing the installed ones.
@@ -131,7 +129,7 @@ def _find_spec(gym: Any, env_id: str, module: str, name: str) -> Any:
         except Exception as exc:  # any import failure is the user's to fix
             raise UsageError(
                 f"cannot import {module!r} to register {name!r}: {type(exc).__name__}: "
-                f"{_one_line(exc)}"
+                f"{one_line(exc)}"
             ) from None
     try:
         return gym.spec(name)
@@ -141,7 +139,7 @@ def _find_spec(gym: Any, env_id: str, module: str, name: str) -> Any:
         with suppress(gym.error.Error):
             return gym.spec(name)
     raise UsageError(
-        f"gymnasium has no env {env_id!r}: {_one_line(first)} (an env of another package is "
+        f"gymnasium has no env {env_id!r}: {one_line(first)} (an env of another package is "
         "registered when that package is imported: write the id as 'module:Env-v0')"
     )
 
@@ -191,7 +189,7 @@ def _env_errors(gym: Any, env_id: str, env_spec: Any) -> Iterator[None]:
         raise
     except (gym.error.DependencyNotInstalled, ImportError) as exc:
         extra = GYMNASIUM_EXTRAS.get(env_spec.name)
-        said = _one_line(exc)
+        said = one_line(exc)
         hint = f'; install it: pip install "gymnasium[{extra}]"' if extra else ""
         hint = "" if extra and f"gymnasium[{extra}]" in said else hint
         raise UsageError(
@@ -199,7 +197,7 @@ def _env_errors(gym: Any, env_id: str, env_spec: Any) -> Iterator[None]:
         ) from None
     except Exception as exc:
         raise UsageError(
-            f"{env_id!r} failed to make, reset or render: {type(exc).__name__}: {_one_line(exc)}"
+            f"{env_id!r} failed to make, reset or render: {type(exc).__name__}: {one_line(exc)}"
         ) from None
 
 
@@ -460,135 +458,10 @@ def _project_name(env_id: str) -> str:
 
 
 def _space_text(space: Any) -> str:
-    return _one_line(space, 200)
+    return one_line(space, 200)
 
 
-def _one_line(value: Any, most: int = 300) -> str:
+def one_line(value: Any, most: int = 300) -> str:
     text = " ".join(str(value).split())
     text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
     return text if len(text) <= most else text[: most - 3] + "..."
-
-
-# --- layout ---------------------------------------------------------------------------------
-
-
-def _q(value: str) -> str:
-    """A string as a double-quoted, escaped YAML scalar: how text from the env (ids, keys)
-    and text made from it reach the spec, never raw."""
-    return yaml.safe_dump(value, default_style='"', allow_unicode=False, width=math.inf).strip()
-
-
-def _flow(value: Any) -> str:
-    """A value of vlagen's own (a number, a keyword, a mapping) as one line of YAML flow
-    style; safe_dump quotes any string that needs it."""
-    text = yaml.safe_dump(
-        value, default_flow_style=True, allow_unicode=False, width=math.inf, sort_keys=False
-    )
-    return text.removesuffix("\n...\n").strip()
-
-
-def _comment(text: str, indent: int, width: int = 96) -> list[str]:
-    """``text`` as ``# `` lines at ``indent``, wrapped to ``width`` columns."""
-    prefix = " " * indent + "# "
-    return textwrap.wrap(
-        _one_line(text, 2000),
-        width,
-        initial_indent=prefix,
-        subsequent_indent=prefix,
-        break_on_hyphens=False,
-    )
-
-
-def starter_text(s: GymStarter) -> str:
-    """The commented spec for ``s``."""
-    env_id = s.env_id
-    lines = [
-        "# yaml-language-server: $schema=vlagen.schema.json",
-        *_comment(
-            f"A vlagen spec for the gymnasium env {env_id}, from its spaces and one rendered "
-            "frame (vlagen init --from-gymnasium). `vlagen validate THIS_FILE` checks it; "
-            "`vlagen new THIS_FILE` generates the package. `vlagen schema` documents every "
-            "field; `vlagen targets` lists the frameworks.",
-            0,
-        ),
-        "vlagen: 1",
-        "",
-        "project:",
-        *_comment(s.project.note, 2),
-        f"  name: {_q(s.project.value)}",
-        f"  description: {_q(f'An OpenVLA policy on {env_id[:200]}, trained with RLinf.')}",
-        "",
-        "model:",
-        "  name: OpenVLA",
-        "  family: openvla                # openvla | openvla_oft | waypoint | custom",
-        "  checkpoint: openvla/openvla-7b # a placeholder: your checkpoint's hub id or local path",
-        "  trust_remote_code: true        # OpenVLA checkpoints ship their modeling code",
-        "  dtype: bfloat16",
-        "  image_size: [224, 224]         # [height, width] the model takes",
-        '  prompt_template: "In: What action should the robot take to {task}?\\nOut:"',
-        "  action:",
-        *_comment(s.model_action.note, 4),
-        *(f"    {key}: {_flow(value)}" for key, value in s.model_action.value.items()),
-        "  # lora: {rank: 32, alpha: 32}  # train adapters instead of all weights",
-        "  # value_head: true             # a critic, for RLinf's gae",
-        "",
-        "env:",
-        *_comment(s.preset.note, 2),
-        f"  preset: {_flow(s.preset.value)}",
-        *_comment(s.gymnasium.note, 2),
-        "  gymnasium:",
-        *(
-            f"    {key}: {_q(v) if isinstance(v, str) else _flow(v)}"
-            for key, v in s.gymnasium.value.items()
-        ),
-        "  # backend: synthetic           # random observations of the same shapes (tests)",
-        *_comment(s.max_episode_steps.note, 2),
-        f"  max_episode_steps: {_flow(s.max_episode_steps.value)}",
-        "  cameras:",
-        *_comment(s.camera.note, 4),
-        f"    - {_flow(s.camera.value)}",
-        *_state_lines(s.state_dim),
-        *_comment(s.task.note, 2),
-        f"  task: {_q(s.task.value)}",
-        "  action:",
-        *_comment(s.action.note, 4),
-        *(f"    {key}: {_flow(value)}" for key, value in s.action.value.items()),
-        "  rewards:",
-        "    - {name: reward, source: env, weight: 1.0}   # the env's own reward",
-        *_signal_lines(s.preset.value, s.signals),
-        "",
-        "targets:",
-        '  - {framework: rlinf, version: "0.3", algorithm: grpo}   # quote versions',
-        "",
-        "training:",
-        "  seed: 42",
-        "  learning_rate: 1.0e-5",
-        "  groups: 16                     # initial conditions per update",
-        "  group_size: 8                  # episodes from each",
-        "  # envs: 64                     # envs at once over the cluster; default all 128",
-        "  mini_batches: 4                # optimizer steps per update",
-        "  micro_batch_size_per_gpu: 2",
-        "",
-        "resources:",
-        "  nodes: 1",
-        "  gpus_per_node: 8",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _state_lines(state: Inferred) -> list[str]:
-    if state.value is None:
-        return _comment(f"no state_dim (0): {state.note}", 2)
-    return [*_comment(state.note, 2), f"  state_dim: {_flow(state.value)}"]
-
-
-def _signal_lines(preset: str, signals: tuple[str, ...]) -> list[str]:
-    if not signals:
-        return _comment(
-            f"preset {preset!r} reports no built-in signals (success, collision, progress); "
-            "a term can read a key of the env's info dict: "
-            "- {name: NAME, source: info, key: KEY, weight: 1.0}",
-            4,
-        )
-    lines = _comment(f"built-in signals preset {preset!r} reports:", 4)
-    return lines + [f"    # - {SIGNAL_TERMS[signal]}" for signal in signals]

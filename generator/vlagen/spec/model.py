@@ -1,0 +1,211 @@
+"""The spec's `model` section: the VLA policy, its action head, statistics and LoRA."""
+
+from __future__ import annotations
+
+import string
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    Field,
+    model_validator,
+)
+
+from ..backbones import BACKBONES
+from .fields import (
+    MAX_BINS,
+    ClassPath,
+    Count,
+    Identifier,
+    OneLine,
+    Pixels,
+    StrictModel,
+)
+
+
+class Normalization(StrictModel):
+    """Per-dimension statistics, OpenVLA style: values in [q01, q99] map to [-1, 1] on the
+    dimensions where `mask` is true (the gripper usually is not). For actions they are in the
+    env's canonical units ([-1, 1]; the env core scales those to the simulator), except the
+    gripper, which is in the checkpoint's own convention (`model.action.gripper`)."""
+
+    q01: Annotated[list[float], Field(max_length=4096)] = Field(
+        description="1st percentile of each dimension."
+    )
+    q99: Annotated[list[float], Field(max_length=4096)] = Field(
+        description="99th percentile of each dimension."
+    )
+    mask: Annotated[list[bool], Field(max_length=4096)] | None = Field(
+        default=None, description="Which dimensions to normalize; default: all."
+    )
+
+
+class ModelAction(StrictModel):
+    """What the policy outputs per decision."""
+
+    dim: Count(1024) = Field(
+        description="Action dimensions per step (7 for LIBERO's delta EE); 1 to 1024."
+    )
+    chunk: Count(1024) = Field(
+        default=1,
+        description="Steps predicted per decision (RLinf `num_action_chunks`); 1 to 1024.",
+    )
+    bins: Annotated[int, Field(ge=2, le=MAX_BINS)] = Field(
+        default=256,
+        description="Action tokens per dimension; 2 to 4096. Continuous actions: OpenVLA's "
+        "bins, `bins` edges over [-1, 1] giving `bins - 1` values (default 256). A discrete "
+        "env action (`env.action.kind: discrete`): one token per choice, so `bins` must equal "
+        "`env.action.choices`; unset, it is `env.action.choices`.",
+    )
+    normalization: Normalization | None = Field(
+        default=None, description="Statistics to un-normalize actions; none means identity."
+    )
+    gripper: Literal["rlds", "close_positive", "open_positive"] | None = Field(
+        default=None,
+        description="How the checkpoint writes the gripper (the last channel of a delta_ee "
+        "action, after un-normalizing): 'rlds' [0, 1], 0 = close and 1 = open (OpenVLA's and "
+        "Open X-Embodiment's training convention, left un-normalized under the statistics' "
+        "mask); 'close_positive' [-1, 1], +1 closes (robosuite and LIBERO controls, the env "
+        "core's canonical gripper); 'open_positive' [-1, 1], +1 opens (ManiSkill). The policy "
+        "core maps it to the canonical -1 = open, +1 = close. Default: 'rlds' for families "
+        "openvla and openvla_oft, 'close_positive' otherwise; only for a delta_ee env action.",
+    )
+
+
+class Lora(StrictModel):
+    """Low-rank adapters trained instead of the full weights."""
+
+    rank: Count(4096) = Field(default=32, description="LoRA rank r; 1 to 4096.")
+    alpha: Count(65536) = Field(default=32, description="LoRA scaling alpha; 1 to 65536.")
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
+        default=0.0, description="Dropout on the LoRA path."
+    )
+    target_modules: Annotated[list[str], Field(max_length=256)] | Literal["all-linear"] = Field(
+        default="all-linear", description="Module names to adapt (at most 256), or 'all-linear'."
+    )
+
+
+class Model(StrictModel):
+    """The vision-language-action policy."""
+
+    name: OneLine = Field(description="Human-readable model name, used in logs and READMEs.")
+    family: Literal["openvla", "openvla_oft", "waypoint", "custom"] = Field(
+        description="How actions are decoded: OpenVLA autoregressive tokens, OpenVLA-OFT "
+        "parallel chunks, driving waypoints, or your own module."
+    )
+    checkpoint: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
+        description="Hub id ('openvla/openvla-7b') or local path of the weights (at most 4096 "
+        "characters, PATH_MAX)."
+    )
+    dtype: Literal["bfloat16", "float16", "float32"] = Field(
+        default="bfloat16", description="Weights and compute dtype on GPU."
+    )
+    image_size: tuple[Pixels, Pixels] = Field(
+        default=(224, 224), description="Model input image size [height, width]; 1 to 8192 each."
+    )
+    prompt_template: str = Field(
+        default="In: What action should the robot take to {task}?\nOut:",
+        description="Prompt with a `{task}` placeholder for each env's task text; `{task}` is "
+        "the only placeholder (no positional `{}`, no `!conversion` or `:format`), and a literal "
+        "brace is written `{{` or `}}`.",
+    )
+    backbone: Literal["llava", "qwen2_5_vl", "qwen3_vl"] = Field(
+        default="llava",
+        description="The vision-language model inside a token family's checkpoint, which "
+        "decides how images and prompts become model inputs. 'llava': frames resized to "
+        "`image_size` and normalized with `image_mean`/`image_std` into a fixed [cameras, 3, "
+        "H, W] tensor, the image placeholder block after BOS (OpenVLA/Prismatic, LLaVA, "
+        "PaliGemma). 'qwen2_5_vl' / 'qwen3_vl': Qwen2.5-VL / Qwen3-VL checkpoints (the ones "
+        "AReaL trains): frames resized to `image_size` (each side a multiple of 28 / 32, one "
+        "merged vision patch) go through the checkpoint's own image processor, each camera "
+        "is `<|vision_start|><|image_pad|>…<|vision_end|>` in a Qwen chat turn, positions are "
+        "3-D (mrope), and the action tokens are the embedding rows past the tokenizer's text "
+        "ids (151665 / 151669), so at most 271 / 267 bins fit the default 151936 rows. "
+        "Independent of `family`; family 'custom' loads its own model, so leave it unset.",
+    )
+    vocab_size: Annotated[int, Field(ge=2, le=2**24)] = Field(
+        default=32000,
+        description="One past the last action token id; action tokens are the `action.bins` "
+        "ids below it. 'llava' backbones: the checkpoint tokenizer's vocabulary without "
+        "padding (default 32000, OpenVLA's Llama 2). Qwen backbones: the embedding rows "
+        "(the checkpoint's text_config.vocab_size; default 151936 as in Qwen2.5-VL-3B and "
+        "every Qwen3-VL; Qwen2.5-VL-7B/72B have 152064). 2 to 2^24.",
+    )
+    cameras: Annotated[list[Identifier], Field(max_length=32)] | None = Field(
+        default=None,
+        description="Env cameras the model sees, in order (at most 32); default: the main camera.",
+    )
+    image_mean: Annotated[list[float], Field(max_length=96)] | None = Field(
+        default=None,
+        description="Per-channel pixel mean after scaling to [0, 1]; default: the "
+        "checkpoint's preprocessor_config.json. Several triples stack fused backbones.",
+    )
+    image_std: Annotated[list[float], Field(max_length=96)] | None = Field(
+        default=None,
+        description="Per-channel pixel std, paired with `image_mean` (3 per image, "
+        "at most 32 images).",
+    )
+    center_crop: Annotated[float, Field(gt=0, le=1)] | None = Field(
+        default=None,
+        description="Area fraction of the centre crop taken from each frame after it is "
+        "resized to `image_size`, and resized back to it, as the checkpoint was evaluated "
+        "(OpenVLA-OFT's LIBERO checkpoints, trained with random-crop augmentation, are "
+        "evaluated on a 0.9 crop); 1: no crop. Default: the family's (0.9 for "
+        "'openvla_oft', none otherwise).",
+    )
+    use_state: bool = Field(
+        default=False,
+        description="Append the env's proprio state to the prompt as action tokens, each "
+        "value binned as an action value is (a discrete env action's tokens are its choices, "
+        "so there each value rounds to one of `env.action.choices` levels).",
+    )
+    state_normalization: Normalization | None = Field(
+        default=None, description="Statistics mapping the state to [-1, 1] before binning."
+    )
+    attn_implementation: Literal["eager", "sdpa", "flash_attention_2"] | None = Field(
+        default=None, description="transformers attention kernel; default: its own choice."
+    )
+    trust_remote_code: bool = Field(
+        default=False,
+        description="Run the checkpoint's own modeling code (OpenVLA checkpoints need it).",
+    )
+    action: ModelAction = Field(description="The action head's output.")
+    unnorm_key: Annotated[str, Field(max_length=200)] | None = Field(
+        default=None,
+        description="Key into the checkpoint's own action statistics (OpenVLA `norm_stats`), "
+        "used when `action.normalization` is not given. Default on preset libero for the "
+        "openvla families: the suite's RLDS dataset, `<env.task_suite>_no_noops`, the key "
+        "OpenVLA's LIBERO checkpoints name their statistics by.",
+    )
+    lora: Lora | None = Field(default=None, description="LoRA settings; none trains all weights.")
+    value_head: bool = Field(
+        default=False,
+        description="Add a value head, the critic of an algorithm that trains one (RLinf's "
+        "gae); refused where no target's algorithm does.",
+    )
+    class_path: ClassPath | None = Field(
+        default=None,
+        description="`module:Class` of your torch module; required when family is 'custom'. "
+        "A module inside the generated package is scaffolded once; it may not be one vlagen "
+        "generates (`<package>.spec`, `<package>.env...`).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _backbone_vocabulary(cls, data: Any) -> Any:
+        """An unset `vocab_size` is the backbone's default (its embedding rows for Qwen)."""
+        if isinstance(data, dict) and "vocab_size" not in data:
+            name = data.get("backbone", "llava")
+            decl = BACKBONES.get(name) if isinstance(name, str) else None
+            if decl is not None:
+                return {**data, "vocab_size": decl.default_vocab_size}
+        return data
+
+    @model_validator(mode="after")
+    def _custom_needs_class(self) -> Model:
+        if (self.family == "custom") != (self.class_path is not None):
+            raise ValueError("`class_path` is required for family 'custom' and only for it")
+        return self
+
+    @property
+    def prompt_fields(self) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(self.prompt_template) if f is not None}
