@@ -275,7 +275,7 @@ def verl_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The verl v0.7.1 source tree (a tarball extracted once per test process), also exported
     as ``VERL_SRC`` for the generated packages' tests that ``run_package_tests`` runs. Absent:
     skips, or fails under CI (``CI=true``)."""
-    from vlagen.targets._verl_snapshot import source_root
+    from vlagen.targets.verl.snapshot import source_root
 
     found = find_verl_source()
     if found is None:

@@ -13,8 +13,8 @@ import yaml
 from conftest import REPO, spec_errors
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
-from vlagen.targets._config_schema import dataclass_keys, load_schema
-from vlagen.targets.areal_1_0 import OWN_KEYS, SCHEMA, config_problems, flat_keys
+from vlagen.targets.areal.layout import OWN_KEYS, SCHEMA, config_problems
+from vlagen.targets.common.config_schema import dataclass_keys, flat_keys, load_schema
 
 HIGHWAY = REPO / "specs" / "highway_qwen_waypoint.yaml"
 

@@ -18,8 +18,8 @@ from conftest import GOLDENS, MINIMAL_SPEC, REPO, run_package_tests, spec_errors
 from vlagen.api import generate, write
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
-from vlagen.targets._config_schema import load_schema
-from vlagen.targets._rlinf import NOT_MIRRORED, exempt_keys, layout_problems
+from vlagen.targets.common.config_schema import load_schema
+from vlagen.targets.rlinf.layout import NOT_MIRRORED, exempt_keys, layout_problems
 
 #: RLinf 0.2 installed apart (it is the same distribution as 0.3): the README's test command.
 RLINF_0_2 = REPO / ".rlinf-0.2"

@@ -15,8 +15,8 @@ from conftest import MINIMAL_SPEC, REPO, spec_errors
 from vlagen.errors import SpecError
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
-from vlagen.targets._config_schema import dataclass_keys, load_schema
-from vlagen.targets.siirl_0_2 import SCHEMA, override_problems
+from vlagen.targets.common.config_schema import dataclass_keys, load_schema
+from vlagen.targets.siirl.layout import SCHEMA, override_problems
 
 SIIRL_SPECS = sorted(
     path
@@ -88,7 +88,7 @@ def test_openvla_oft_outside_siirls_hard_coded_shape() -> None:
 
 def test_the_oft_lines_named_fix_those_numbers_in_siirl() -> None:
     """Each line the OFT refusal names, in the installed siiRL 0.2.0, holds its number."""
-    from vlagen.targets.siirl_0_2 import OFT_ACTOR, OFT_FIXED
+    from vlagen.targets.siirl.checks import OFT_ACTOR, OFT_FIXED
 
     for name, (number, lines) in OFT_FIXED.items():
         for line in lines:
@@ -97,7 +97,7 @@ def test_the_oft_lines_named_fix_those_numbers_in_siirl() -> None:
 
 
 def test_the_checkpoint_loads_named_for_custom_are_siirls() -> None:
-    from vlagen.targets.siirl_0_2 import CHECKPOINT_LOADS, PEFT_WRAP
+    from vlagen.targets.siirl.checks import CHECKPOINT_LOADS, PEFT_WRAP
 
     calls = ["load_tokenizer", "AutoConfig.from_pretrained", "AutoTokenizer.from_pretrained"]
     calls += ["load_tokenizer", "AutoProcessor.from_pretrained"]
@@ -254,7 +254,7 @@ def test_lora_settings_siirl_would_drop() -> None:
 def test_traj_mini_batch_size_divides_the_trajectory(
     steps: int, chunk: int, family: str, expected: int
 ) -> None:
-    from vlagen.targets.siirl_0_2 import traj_mini_batch
+    from vlagen.targets.siirl.trajectory import traj_mini_batch
 
     length = -(-steps // chunk)
     assert traj_mini_batch(length) == expected
@@ -298,13 +298,13 @@ def test_read_elsewhere_names_fields_in_siirls_files(path: Path) -> None:
 def test_no_reference_node_while_kl_is_off(algorithm: str) -> None:
     """siiRL's reference worker crashes with LoRA (``compute_log_prob`` asserts ``_is_actor``)
     and nothing reads ``ref_log_prob`` with KL off: the chains must not carry one."""
-    from vlagen.targets.siirl_0_2 import _chain
+    from vlagen.targets.siirl.pipeline import chain
 
     spec = load_spec_text(yaml.safe_dump(_siirl(), sort_keys=False), "spec.yaml").spec
     overrides = dict(make_plan(spec).target("siirl").plan.overrides)
     assert overrides["algorithm.use_kl_in_reward"] is False
     assert "actor_rollout_ref.actor.use_kl_loss" not in overrides  # siiRL's default: False
-    nodes = _chain(algorithm)
+    nodes = chain(algorithm)
     assert all(n.node_role != "REFERENCE" for n in nodes)
     assert "compute_ref_log_prob" not in " ".join(n.func for n in nodes)
 

@@ -17,15 +17,9 @@ from vlagen.cli import main
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets import UNSUPPORTED, find_target
-from vlagen.targets._config_schema import load_schema
-from vlagen.targets._verl_snapshot import SNAPSHOT, render, snapshot
-from vlagen.targets.verl_0_7 import (
-    ADDED_KEYS,
-    NOT_MIRRORED,
-    OWN_KEYS,
-    config_problems,
-    flat_keys,
-)
+from vlagen.targets.common.config_schema import flat_keys, load_schema, render_layout
+from vlagen.targets.verl.layout import ADDED_KEYS, NOT_MIRRORED, OWN_KEYS, config_problems
+from vlagen.targets.verl.snapshot import SNAPSHOT, snapshot
 
 PUSHT = REPO / "specs" / "pusht_openvla_oft.yaml"
 
@@ -57,7 +51,7 @@ def test_the_snapshot_is_what_verl_composes(verl_src: Path) -> None:
     merged on top: rebuilt here, it is the committed ``verl_0_7.config.json``."""
     rebuilt = snapshot(verl_src)
     assert rebuilt["verl"] == "0.7.1"
-    assert render(rebuilt) == SNAPSHOT.read_text("utf-8")
+    assert render_layout(rebuilt) == SNAPSHOT.read_text("utf-8")
     assert len(rebuilt["keys"]) > 500 and len(rebuilt["vla_keys"]) > 20
 
 

@@ -617,7 +617,7 @@ def _target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) -
     """The spec's own keys for this target: the framework's (its snapshot), of the right
     type, and (where the target's own checks passed, so it can be ``planned``) none that it
     derives from the training block."""
-    from .targets._config_schema import lookup, value_fits
+    from .targets.common.config_schema import lookup, value_fits
 
     config = spec.targets[index].config or {}
     if config and decl.config_keys is None:

@@ -49,11 +49,12 @@ def templates_root() -> Path:
 @cache
 def builtin_targets() -> dict[tuple[str, str], str]:
     """(framework, version) → module of each built-in target (``vlagen.targets.<module>``),
-    read off the module names, ``<framework>_<major>_<minor>``, without importing them."""
+    read off the top-level module names, ``<framework>_<major>_<minor>``, without importing
+    them. Packages (a framework's plan and checks, what targets share) are not targets."""
     found = {}
     folder = Path(__file__).resolve().parent / "targets"
     for info in pkgutil.iter_modules([str(folder)]):
-        if info.name.startswith("_"):
+        if info.ispkg or info.name.startswith("_"):
             continue
         named = _TARGET_MODULE.fullmatch(info.name)
         if named is None:

@@ -1,18 +1,21 @@
 """Targets: one RL framework at one version line, declared as data.
 
-Each module in this package defines ``TARGET = TargetDecl(...)`` and is named after it,
-``<framework>_<major>_<minor>``; they are discovered, not listed by hand, so adding a framework
-version is adding a module (and, once it has adapter templates, a folder under
-``templates/targets/``). A spec's targets import only their own modules. Third-party targets
-register under the ``vlagen.targets`` entry-point group the same way; the entry points are
-read when a spec names a target no built-in module declares, or when every target is listed.
+Each top-level module of this package defines ``TARGET = TargetDecl(...)`` and is named after
+it, ``<framework>_<major>_<minor>``; they are discovered, not listed by hand, so adding a
+framework version is adding a module (and, once it has adapter templates, a folder under
+``templates/targets/``). A declaration imports its plan, checks and contract from its
+framework's folder (``siirl/``, ``verl/``, ``rlinf/``, ``areal/``: packages, which discovery
+skips); what several frameworks share is in ``common/``. A spec's targets import only their
+own modules. Third-party targets register under the ``vlagen.targets`` entry-point group the
+same way; the entry points are read when a spec names a target no built-in module declares,
+or when every target is listed.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -33,12 +36,10 @@ __all__ = [
     "Unsupported",
     "WarningFilter",
     "all_targets",
-    "decision_steps",
     "find_target",
     "framework_names",
     "is_framework",
     "require_target",
-    "unhonoured_resources",
     "unsupported",
 ]
 
@@ -219,40 +220,6 @@ def unsupported(framework: str, version: str | None = None) -> Unsupported | Non
         if entry.framework == framework and (version is None or entry.matches(framework, version)):
             return entry
     return None
-
-
-def decision_steps(spec: Spec) -> int:
-    """Backend steps per decision (1 where the backend takes a whole chunk per step)."""
-    from ..envplan import steps_per_decision  # envplan imports the spec, which imports us
-
-    return steps_per_decision(spec.env, spec.model.action.chunk)
-
-
-#: ``resources`` fields that place workers one framework's way, with that way and default.
-PLACEMENT_FIELDS = {
-    "env_gpus_per_node": ("verl's env/rollout split", None),
-    "env_nodes": ("verl's env/rollout split", 0),
-    "pipeline_stages": ("verl's env/rollout split", 1),
-    "rollout_gpus": ("AReaL's inference/training split", None),
-}
-
-
-def unhonoured_resources(
-    spec: Spec, index: int, title: str, why: str, honours: tuple[str, ...] = ()
-) -> Iterator[Issue]:
-    """Located errors for the :data:`PLACEMENT_FIELDS` of ``resources`` other than
-    ``honours`` set to other than their defaults in a spec whose target ``index``
-    (``title``) places its workers another way (``why``): a value the generated package
-    would silently ignore."""
-    where = f"{title} (targets[{index}])"
-    for key, (owner, default) in PLACEMENT_FIELDS.items():
-        value = getattr(spec.resources, key)
-        if key not in honours and value != default:
-            yield Issue(
-                ("resources", key),
-                f"{where} does not honour resources.{key} ({value}): {why}; leave it unset "
-                f"(it is {owner})",
-            )
 
 
 @cache

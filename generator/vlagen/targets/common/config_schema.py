@@ -1,9 +1,17 @@
-"""A framework's config schema as data: every dotted key its dataclasses accept, with a type.
+"""A framework's config schema as data: every dotted key its config accepts, with a type.
 
-siiRL 0.2 parses CLI overrides over dataclass defaults and silently drops unknown keys, so vlagen
-checks each override key against a snapshot of those dataclasses (``<target>.config.json`` next to
-the target's module). :func:`dataclass_keys` builds the snapshot from the real classes; vlagen's
-tests rebuild it from the installed framework and compare, so the snapshot cannot drift.
+Each target's snapshot is ``<target>.config.json`` next to its declaration module, in the
+``vlagen.targets`` folder. Two kinds are built here:
+
+- a framework's config dataclasses (siiRL 0.2, AReaL 1.0): siiRL parses CLI overrides over
+  dataclass defaults and silently drops unknown keys, so vlagen checks each override key
+  against a snapshot of those dataclasses. :func:`dataclass_keys` builds the snapshot from
+  the real classes; vlagen's tests rebuild it from the installed framework and compare, so
+  the snapshot cannot drift;
+- the config a framework composes from its YAML (RLinf's examples, verl's VLA trainer), each
+  leaf with the type of its value (:func:`flatten`), written by the target's ``snapshot`` tool.
+
+Configs are checked against them with :func:`lookup`, :func:`flat_keys` and :func:`value_fits`.
 """
 
 from __future__ import annotations
@@ -12,11 +20,29 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
-__all__ = ["dataclass_keys", "load_schema", "lookup", "set_keys", "value_fits"]
+__all__ = [
+    "SNAPSHOT_DIR",
+    "dataclass_keys",
+    "flat_keys",
+    "flatten",
+    "load_schema",
+    "lookup",
+    "require_fits",
+    "set_keys",
+    "type_name",
+    "value_fits",
+]
+
+#: The package whose folder holds the snapshots, beside the declaration modules.
+SNAPSHOT_PACKAGE = "vlagen.targets"
+#: That folder, where the snapshot tools write.
+SNAPSHOT_DIR = Path(__file__).resolve().parent.parent
 
 #: Types whose values are free-form mappings: any sub-key is accepted.
 MAPPING = "dict"
@@ -46,7 +72,7 @@ def _walk(cls: type, prefix: str, keys: dict[str, str], sections: bool) -> None:
             keys[f"{prefix}{f.name}"] = SECTION
             _walk(inner, f"{prefix}{f.name}.", keys, sections)
         else:
-            keys[f"{prefix}{f.name}"] = _type_name(hint)
+            keys[f"{prefix}{f.name}"] = _hint_name(hint)
 
 
 def _optional_dataclass(hint: Any) -> type | None:
@@ -57,14 +83,14 @@ def _optional_dataclass(hint: Any) -> type | None:
     return rest[0] if len(rest) == 1 and dataclasses.is_dataclass(rest[0]) else None
 
 
-def _type_name(hint: Any) -> str:
+def _hint_name(hint: Any) -> str:
     """A small, stable spelling of a field type: ``int``, ``str?``, ``list``, ``a|b`` ..."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Literal:
         return "|".join(str(a) for a in args)
     if origin in (typing.Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
-        inner = _type_name(rest[0]) if len(rest) == 1 else "any"
+        inner = _hint_name(rest[0]) if len(rest) == 1 else "any"
         return inner if inner.endswith("?") else f"{inner}?"
     if hint is typing.Any or hint is type(None):
         return "any"
@@ -81,7 +107,7 @@ def _type_name(hint: Any) -> str:
 @cache
 def load_schema(name: str) -> dict[str, str]:
     """The committed snapshot ``targets/<name>.config.json``."""
-    return json.loads(files(__package__).joinpath(f"{name}.config.json").read_text("utf-8"))
+    return json.loads(files(SNAPSHOT_PACKAGE).joinpath(f"{name}.config.json").read_text("utf-8"))
 
 
 def lookup(schema: dict[str, str], key: str) -> str | None:
@@ -111,9 +137,22 @@ def set_keys(tree: dict, keys: dict[str, object] | None) -> tuple[str, ...]:
     return tuple(keys or ())
 
 
+def flat_keys(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a.b": value}`` of every leaf of a nested config (empty dicts and lists are leaves)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            out.update(flat_keys(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def value_fits(kind: str, value: object) -> bool:
     """Whether a YAML scalar or list ``value`` suits a field of type ``kind`` (``null`` or
-    ``missing``: a key a framework's examples leave unset, any value)."""
+    ``missing``: a key a framework's examples leave unset, any value; ``float`` takes an int).
+    ``kind`` is a dataclass snapshot's (:func:`dataclass_keys`) or a layout's
+    (:func:`type_name`)."""
     if kind in ("null", "missing"):
         return True
     optional = kind.endswith("?")
@@ -137,13 +176,59 @@ def value_fits(kind: str, value: object) -> bool:
     return str(value) in kind.split("|")  # a Literal
 
 
+def require_fits(problems: list[str], mismatch: str) -> None:
+    """Stop before anything is written where a plan's config does not fit its framework's
+    (``problems``, each on a line under ``mismatch``): a vlagen bug, not a spec error."""
+    if problems:
+        raise AssertionError(f"{mismatch}:\n" + "\n".join(problems))
+
+
+def type_name(value: object) -> str:
+    """A layout's name for a config value's type (``null``: the config leaves it unset; an
+    ``int`` also fits ``float`` keys, see :func:`value_fits`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list):
+        return "list"
+    return MAPPING
+
+
+def flatten(
+    tree: dict, prefix: str = "", kind: Callable[[object], str] = type_name
+) -> dict[str, str]:
+    """``{"a.b": type}`` of every leaf (an empty dict or a list is a leaf), each leaf's type
+    named by ``kind``."""
+    out: dict[str, str] = {}
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, f"{path}.", kind))
+        else:
+            out[path] = kind(value)
+    return out
+
+
 def render(keys: dict[str, str]) -> str:
-    """A snapshot as committed: one key per line, sorted."""
+    """A dataclass snapshot as committed: one key per line, sorted."""
     return json.dumps(keys, indent=1, sort_keys=True) + "\n"
 
 
+def render_layout(document: dict) -> str:
+    """A layout snapshot as committed: its document (keys, and where they came from) as
+    built."""
+    return json.dumps(document, indent=1) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m vlagen.targets._config_schema module:Class [--sections]``: print the
+    """``python -m vlagen.targets.common.config_schema module:Class [--sections]``: print the
     snapshot of a framework's config dataclass (where the framework is installed)."""
     import argparse
     import importlib

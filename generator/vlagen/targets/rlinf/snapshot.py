@@ -5,17 +5,16 @@ composes the examples the RLinf target mirrors with Hydra, exactly as RLinf's
 ``run_embodiment.sh`` does, and writes each resolved key with the type of its value::
 
     git clone https://github.com/RLinf/RLinf && cd RLinf
-    python -m vlagen.targets._rlinf_snapshot . v0.3 0.3.0
-    python -m vlagen.targets._rlinf_snapshot . v0.2 0.2
+    python -m vlagen.targets.rlinf.snapshot . v0.3 0.3.0
+    python -m vlagen.targets.rlinf.snapshot . v0.2 0.2
 
 The generated YAML is then checked against these layouts at generation time and in the tests:
 every key of the examples is present, with a value of the same type, except the
-simulator- and model-specific keys :data:`vlagen.targets._rlinf.NOT_MIRRORED` names.
+simulator- and model-specific keys :data:`vlagen.targets.rlinf.layout.NOT_MIRRORED` names.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -24,38 +23,10 @@ import tempfile
 from io import BytesIO
 from pathlib import Path
 
+from ..common.config_schema import SNAPSHOT_DIR, flatten, render_layout
+
 #: The examples whose union is the layout: GRPO on LIBERO and PPO on ManiSkill, OpenVLA-OFT.
 EXAMPLES = ("libero_spatial_grpo_openvlaoft", "maniskill_ppo_openvlaoft")
-HERE = Path(__file__).resolve().parent
-
-
-def type_name(value: object) -> str:
-    """The layout's name for a config value's type (``int`` also fits ``float`` keys)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    return "dict"
-
-
-def flatten(tree: dict, prefix: str = "") -> dict[str, str]:
-    """``{"a.b": type}`` of every leaf (an empty dict or a list is a leaf)."""
-    out: dict[str, str] = {}
-    for key, value in tree.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.update(flatten(value, f"{path}."))
-        else:
-            out[path] = type_name(value)
-    return out
 
 
 def compose(config_dir: Path, name: str) -> dict:
@@ -93,7 +64,7 @@ def main(argv: list[str]) -> None:
     layout = snapshot(Path(repo), tag)
     name = "rlinf_" + "_".join(version.split(".")[:2]) + ".config.json"
     document = {"rlinf": version, "tag": tag, "examples": list(EXAMPLES), "keys": layout}
-    (HERE / name).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    (SNAPSHOT_DIR / name).write_text(render_layout(document), encoding="utf-8")
     print(f"{name}: {len(layout)} keys from {', '.join(EXAMPLES)} at {tag}")
 
 

@@ -7,7 +7,7 @@ default of the generated config: it sets ``hydra.searchpath``, which Hydra allow
 config only, so the generated ``config.yaml`` restates its delta.) Each resolved leaf is
 written with the type of its value (``null``: verl leaves it unset; ``missing``: ``???``)::
 
-    python -m vlagen.targets._verl_snapshot /path/to/verl-0.7.1[-src.tar.gz]
+    python -m vlagen.targets.verl.snapshot /path/to/verl-0.7.1[-src.tar.gz]
 
 The VLA source is not in the 0.7.1 wheel, hence a source tree or its ``git archive`` tarball.
 vlagen's tests rebuild the layout from the real source and compare (``tests/test_verl_target.py``).
@@ -15,16 +15,14 @@ vlagen's tests rebuild the layout from the real source and compare (``tests/test
 
 from __future__ import annotations
 
-import json
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
-from ._rlinf_snapshot import type_name
+from ..common.config_schema import SNAPSHOT_DIR, flatten, render_layout, type_name
 
-HERE = Path(__file__).resolve().parent
-SNAPSHOT = HERE / "verl_0_7.config.json"
+SNAPSHOT = SNAPSHOT_DIR / "verl_0_7.config.json"
 #: What is composed, relative to the source root.
 TRAINER_CONFIG, VLA_CONFIG = (
     "verl/trainer/config",
@@ -66,16 +64,10 @@ def compose(root: Path) -> dict:
     return tree
 
 
-def flatten(tree: dict, prefix: str = "") -> dict[str, str]:
-    """``{"a.b": type}`` of every leaf (an empty dict or a list is a leaf)."""
-    out: dict[str, str] = {}
-    for key, value in tree.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.update(flatten(value, f"{path}."))
-        else:
-            out[path] = "missing" if value == "???" else type_name(value)
-    return out
+def verl_type(value: object) -> str:
+    """The layout's type of a value of verl's config: ``missing`` for ``???`` (mandatory,
+    unset), else its :func:`~vlagen.targets.common.config_schema.type_name`."""
+    return "missing" if value == "???" else type_name(value)
 
 
 def vla_keys(root: Path) -> list[str]:
@@ -85,7 +77,7 @@ def vla_keys(root: Path) -> list[str]:
     data = yaml.safe_load((root / VLA_CONFIG).read_text("utf-8"))
     data.pop("hydra", None)
     data.pop("defaults", None)
-    return sorted(flatten(data))
+    return sorted(flatten(data, kind=verl_type))
 
 
 def snapshot(source: Path) -> dict:
@@ -93,7 +85,7 @@ def snapshot(source: Path) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         root = source_root(source, Path(scratch))
         version = (root / "verl/version/version").read_text("utf-8").strip()
-        keys = dict(sorted(flatten(compose(root)).items()))
+        keys = dict(sorted(flatten(compose(root), kind=verl_type).items()))
         vla = vla_keys(root)
     return {
         "verl": version,
@@ -103,14 +95,10 @@ def snapshot(source: Path) -> dict:
     }
 
 
-def render(document: dict) -> str:
-    return json.dumps(document, indent=1) + "\n"
-
-
 def main(argv: list[str]) -> None:
     (source,) = argv
     document = snapshot(Path(source))
-    SNAPSHOT.write_text(render(document), encoding="utf-8")
+    SNAPSHOT.write_text(render_layout(document), encoding="utf-8")
     print(f"{SNAPSHOT.name}: {len(document['keys'])} keys of verl {document['verl']}")
 
 
