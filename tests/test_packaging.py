@@ -16,9 +16,15 @@ from test_goldens import _tree
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    """The wheel of a copy of the sources: setuptools builds in the source tree, and a
+    ``build/`` left there by an earlier build would ship modules deleted since."""
+    out, source = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for name in ("generator", "templates", "specs"):
+        shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
     )
@@ -35,7 +41,13 @@ def test_wheel_ships_the_templates(wheel: Path) -> None:
     )
     missing = [t for t in templates if f"vlagen/{t}" not in names]
     assert not missing, f"templates missing from the wheel: {missing}"
-    assert "vlagen/cli.py" in names and "vlagen/targets/siirl_0_2.py" in names
+    modules = {
+        f"vlagen/{p.relative_to(REPO / 'generator' / 'vlagen').as_posix()}"
+        for p in (REPO / "generator" / "vlagen").rglob("*.py")
+    }
+    data = ("vlagen/templates/", "vlagen/examples/")  # packages of data, not code
+    shipped = {n for n in names if n.endswith(".py") and not n.startswith(data)}
+    assert shipped == modules, f"missing: {modules - shipped}; not ours: {shipped - modules}"
     assert not any(n.startswith(("tests/", "specs/", "generated_examples/")) for n in names)
 
 
