@@ -111,3 +111,9 @@ def closest(value: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str |
     """The choice closest to ``value`` (for "did you mean"), or ``None`` if none is close."""
     found = difflib.get_close_matches(value, list(choices), n=1, cutoff=cutoff)
     return found[0] if found else None
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` when a choice is close to ``value``, else ``""``."""
+    close = closest(value, choices)
+    return f"; did you mean {close!r}?" if close else ""

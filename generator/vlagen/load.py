@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .checks import check_spec, did_you_mean
-from .errors import Issue, KeyPath, SpecError, short_repr
+from .checks import check_spec
+from .errors import Issue, KeyPath, SpecError, did_you_mean, short_repr
 from .paths import STREAM, STREAM_DIRS
 from .spec import SCHEMA_VERSION, Spec, retired_key
 from .yamlsource import MAX_BYTES, SourceMap, parse_yaml
