@@ -4,6 +4,7 @@ spec, the lowest layer, depends on nothing that plans or targets."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import vlagen
 
 ROOT = Path(vlagen.__file__).parent
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def _modules() -> dict[str, Path]:
@@ -109,3 +111,45 @@ def test_the_spec_imports_nothing_that_plans_or_targets() -> None:
     sections = [name for name in graph if name == "vlagen.spec" or name.startswith("vlagen.spec.")]
     assert len(sections) > 1  # the package and its section modules
     assert not {m for name in sections for m in graph[name] if m.startswith(above)}
+
+
+def _floor_plan() -> list[set[str]]:
+    """The README's floor plan: per row, top to bottom, the modules and packages its left
+    column names (a line indented by two spaces goes on naming the row above's)."""
+    text = README.read_text(encoding="utf-8")
+    lines = text[text.index("The generator's floor plan") :].split("```")[1].strip("\n")
+    lines = lines.splitlines()
+    column = re.search(r"\S\s{2,}\S", lines[0]).end() - 1  # where the descriptions start
+    rows: list[set[str]] = []
+    for line in lines:
+        names = set(re.findall(r"(\w+)(?:\.py|/)(?=\s|$)", line[:column]))
+        if line.startswith("  ") and rows:
+            rows[-1] |= names
+        elif names:
+            rows.append(names)
+    return rows
+
+
+def _unit(module: str) -> str:
+    """The floor plan's name for ``module``: its package below vlagen, or its own name."""
+    return module.split(".")[1] if "." in module else module
+
+
+def test_the_readmes_floor_plan_is_the_import_graph() -> None:
+    """Every module is on the plan once, and each imports only its own row and those below."""
+    rows = _floor_plan()
+    row_of = {name: i for i, names in enumerate(rows) for name in names}
+    assert sum(map(len, rows)) == len(row_of), "a name stands on two rows of the floor plan"
+    graph = {m: deps for m, deps in _graph().items() if m != "vlagen"}
+    units = {_unit(m) for m in graph}
+    assert units == set(row_of), (
+        f"not on the floor plan: {sorted(units - set(row_of))}; "
+        f"on it but not modules: {sorted(set(row_of) - units)}"
+    )
+    upward = sorted(
+        f"{m} imports {d}"
+        for m, deps in graph.items()
+        for d in deps
+        if d != "vlagen" and row_of[_unit(d)] < row_of[_unit(m)]
+    )
+    assert not upward, "imports up the floor plan: " + "; ".join(upward)
