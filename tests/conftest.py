@@ -3,6 +3,7 @@ check that the suite leaves the working tree as it found it."""
 
 from __future__ import annotations
 
+import faulthandler
 import hashlib
 import os
 import re
@@ -25,6 +26,14 @@ GOLDENS = REPO / "generated_examples"
 
 #: The one skip allowed where a package's simulator is installed: GPU tests without a GPU.
 NO_GPU = "needs a CUDA device"
+
+#: Seconds any one test may run before it is taken for hung (the longest, LIBERO's fresh
+#: venv, takes about 12 minutes on 2 busy cores): every thread's stack is printed and the
+#: test's process ends, so a hang fails naming the test instead of running CI into its limit.
+TEST_LIMIT_S = 1500
+#: Seconds a generated package's own test run may take, inside :data:`TEST_LIMIT_S`; its
+#: pytest prints every thread's stack of a test still running after half of it.
+PACKAGE_RUN_LIMIT_S = 1380
 
 
 #: The generated env pool's process-control tests (signals, deadlines, shutdown): the pool's
@@ -49,14 +58,21 @@ def run_package_tests(
     if python != sys.executable:  # a fresh venv, installed --no-compile
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
-    done = subprocess.run(
-        [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only]
-        + (["-m", markers] if markers else []),
-        cwd=package,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    command = [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only]
+    command += ["-o", f"faulthandler_timeout={PACKAGE_RUN_LIMIT_S // 2}"]
+    try:
+        done = subprocess.run(
+            command + (["-m", markers] if markers else []),
+            cwd=package,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=PACKAGE_RUN_LIMIT_S,
+        )
+    except subprocess.TimeoutExpired as hung:
+        output = (hung.stdout or "") + (hung.stderr or "")
+        message = f"{package.name}'s tests ran past {hung.timeout} s:\n{output}"
+        raise AssertionError(message) from None
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout
     if real_simulator:
@@ -165,6 +181,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         slices[i] += fast[:take]
         del fast[:take]
     items[:] = [item for part in slices for item in part]
+
+
+#: The process's own stderr, copied before a test's output capture replaces it.
+_STDERR: list[int] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _STDERR.append(os.dup(2))  # capture is suspended here: 2 is the terminal or CI log
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """A watchdog per test (:data:`TEST_LIMIT_S`). The standard library's, not a plugin:
+    ``faulthandler`` prints every thread's stack from a C thread, so it fires whatever the
+    test blocks in, and ends the process, which xdist reports as the test's failure ("worker
+    crashed while running ...") before it starts a new worker for the rest."""
+    faulthandler.dump_traceback_later(TEST_LIMIT_S, exit=True, file=_STDERR[0])
+    try:
+        return (yield)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.hookimpl(optionalhook=True)
