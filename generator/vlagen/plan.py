@@ -276,25 +276,44 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
     )
 
 
+_CHECK_MODULES = (
+    "__init__",
+    "__main__",
+    "calls",
+    "checks",
+    "controls",
+    "recording",
+    "report",
+    "runner",
+    "subject",
+)
+"""The modules of ``env/check/``, the backend conformance check (``python -m <pkg>.env.check``)."""
+
+
 def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     """The env core, its backends and its tests; modules only where the spec uses them."""
     src, tpl = f"src/{package}/env", "package/src/env"
     modules = [
         "__init__",
         "actions",
-        "check",
         "core",
+        "envs",
         "observations",
+        "pool",
+        "processes",
         "remote",
         "rewards",
         "serve",
+        "transport",
         "vector",
         "wire",
+        "worker",
     ]
     if env.mapping == "controller":
         modules.append("control")
     if env.video:
         modules.append("video")
+    modules += [f"check/{name}" for name in _CHECK_MODULES]
     files = [PlannedFile(f"{src}/{name}.py", f"{tpl}/{name}.py.jinja") for name in modules]
     backends = {"__init__": "__init__", "base": "base", **env.backend_templates}
     for module, template in backends.items():
