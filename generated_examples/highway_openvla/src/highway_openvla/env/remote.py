@@ -18,7 +18,8 @@ and the call says the token was refused.
 
 Every call has a deadline: the spec's ``env.step_timeout_s`` (``env.reset_timeout_s`` for
 hello and reset) plus :data:`MARGIN`, so that the server's own pool deadline reports first,
-with its worker. A thread sends a heartbeat every :data:`HEARTBEAT_S`; a server that misses
+with its worker. Sending is part of the call (ZeroMQ holds a send while the socket has no
+connection to queue it on, as after the server refused its handshake). A thread sends a heartbeat every :data:`HEARTBEAT_S`; a server that misses
 :data:`MISSED` of them in a row is taken for dead, or one that refuses the handshake for
 refused, and the call waiting on it fails at once.
 Either way the call raises :class:`~.vector.BackendError` naming the address and the call,
@@ -243,20 +244,19 @@ class RemoteVector:
         self._sequence += 1
         message = {**header, "session": link.session, "sequence": self._sequence}
         deadline = time.monotonic() + self._timeouts[call] + MARGIN
+        payload = wire.pack(message, arrays)
+        zmq = link.zmq
         try:
-            link.socket.send_multipart(wire.pack(message, arrays), copy=False)
+            while (
+                True
+            ):  # no connection to queue the call on yet, or the server dropped it
+                try:
+                    link.socket.send_multipart(payload, copy=False, flags=zmq.NOBLOCK)
+                    break
+                except zmq.Again:
+                    self._wait(link, zmq.POLLOUT, deadline, call)
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    field = "step_timeout_s" if call == "step" else "reset_timeout_s"
-                    self._fail(
-                        f"no answer to {call} within {self._timeouts[call] + MARGIN:g} s (env.{field} + {MARGIN:g} s)",
-                        call,
-                    )
-                if link.heartbeat.dead():
-                    self._fail(link.heartbeat.why(), call)
-                if not link.socket.poll(min(left, SLICE_S) * 1000):
-                    continue
+                self._wait(link, zmq.POLLIN, deadline, call)
                 reply, out = wire.unpack(link.socket.recv_multipart(copy=False))
                 if reply.get("sequence") != self._sequence:
                     continue  # the answer to an earlier call the client gave up on
@@ -274,6 +274,23 @@ class RemoteVector:
             self._closed_by = f"{call} interrupted"
             self.close()
             raise
+
+    def _wait(self, link: _Link, event: int, deadline: float, call: str) -> None:
+        """Return once the call socket is ready for ``event`` (to send, to receive); fail the
+        call at its deadline, or at once when the heartbeat says the server is gone or
+        refused this client."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                field = "step_timeout_s" if call == "step" else "reset_timeout_s"
+                self._fail(
+                    f"no answer to {call} within {self._timeouts[call] + MARGIN:g} s (env.{field} + {MARGIN:g} s)",
+                    call,
+                )
+            if link.heartbeat.dead():
+                self._fail(link.heartbeat.why(), call)
+            if link.socket.poll(min(left, SLICE_S) * 1000, event):
+                return
 
     def _fail(self, why: str, call: str, cause: str | None = None) -> NoReturn:
         message = f"env server {self.address}: {call} failed: {why}"
