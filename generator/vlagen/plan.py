@@ -304,6 +304,8 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
         "remote",
         "rewards",
         "serve",
+        "server",
+        "session",
         "transport",
         "vector",
         "wire",

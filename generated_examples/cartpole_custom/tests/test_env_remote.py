@@ -606,12 +606,12 @@ def make(index):
 #: The package's server, serving the stuck backend beside its own.
 SERVE_STUCK = """
 import sys
-from cartpole_pixels.env import serve
+from cartpole_pixels.env import backends, serve
 import stuck
 
-serve.BACKENDS = {**serve.BACKENDS, "stuck": "stuck"}
-own = serve.load_backend
-serve.load_backend = lambda name: stuck if name == "stuck" else own(name)
+own = backends.load_backend
+backends.BACKENDS = {**backends.BACKENDS, "stuck": "stuck"}
+backends.load_backend = lambda name: stuck if name == "stuck" else own(name)
 sys.exit(serve.main(sys.argv[1:]))
 """
 
