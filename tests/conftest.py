@@ -69,8 +69,8 @@ def run_package_tests(
             env=env,
             timeout=PACKAGE_RUN_LIMIT_S,
         )
-    except subprocess.TimeoutExpired as hung:
-        output = (hung.stdout or "") + (hung.stderr or "")
+    except subprocess.TimeoutExpired as hung:  # its output comes back as bytes, if any
+        output = b"".join(s or b"" for s in (hung.stdout, hung.stderr)).decode(errors="replace")
         message = f"{package.name}'s tests ran past {hung.timeout} s:\n{output}"
         raise AssertionError(message) from None
     assert done.returncode == 0, done.stdout + done.stderr

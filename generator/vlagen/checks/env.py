@@ -20,7 +20,6 @@ from ..spec import (
     WaypointAction,
 )
 
-PROMPT_FIELDS = {"task"}
 RESERVED_OBS = {"state", "task"}
 BUILTIN_SOURCES = ("success", "collision", "progress")
 

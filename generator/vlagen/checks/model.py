@@ -18,8 +18,6 @@ from ..spec import (
 )
 
 PROMPT_FIELDS = {"task"}
-RESERVED_OBS = {"state", "task"}
-BUILTIN_SOURCES = ("success", "collision", "progress")
 
 
 def _check_action(spec: Spec) -> Iterator[Issue]:

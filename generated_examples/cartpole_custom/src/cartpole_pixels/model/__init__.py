@@ -8,6 +8,12 @@
 
 ``build_tiny(directory)`` writes a small random checkpoint of the same shape
 (your module's ``tiny``) that loads through the same ``from_pretrained`` path.
+
+What lives where: ``policy`` (:class:`Policy`: act and evaluate), ``inputs`` (observations
+to model inputs), ``crop`` (the checkpoint's centre crop), ``action_tokens`` (tokens, bins
+and values, with the statistics and the gripper convention),
+``custom`` (your module behind the policy core), ``__main__`` (``python -m`` writes a tiny
+checkpoint).
 """
 
 from .action_tokens import ActionTokenizer, Normalizer

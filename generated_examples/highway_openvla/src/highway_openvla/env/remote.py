@@ -244,8 +244,11 @@ class RemoteVector:
         self._sequence += 1
         message = {**header, "session": link.session, "sequence": self._sequence}
         deadline = time.monotonic() + self._timeouts[call] + MARGIN
-        payload = wire.pack(message, arrays)
         zmq = link.zmq
+        try:
+            payload = wire.pack(message, arrays)
+        except wire.WireError as exc:
+            self._fail(f"a call this protocol cannot carry: {exc}", call)
         try:
             while (
                 True

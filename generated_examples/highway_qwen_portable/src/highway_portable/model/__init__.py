@@ -9,6 +9,12 @@
 ``build_tiny(directory)`` writes a small random checkpoint of the same shape
 (a Qwen2_5_VLForConditionalGeneration) that loads through the same ``from_pretrained`` path.
 ``Preprocessor.from_checkpoint(path)`` builds the model inputs without loading weights.
+
+What lives where: ``policy`` (:class:`Policy`: act and evaluate), ``inputs`` (observations
+to model inputs), ``crop`` (the checkpoint's centre crop), ``action_tokens`` (tokens, bins
+and values, with the statistics and the gripper convention),
+``backbone`` (the checkpoint loaded, action logits read off it), ``tiny`` (the small random
+checkpoint), ``__main__`` (``python -m`` writes one).
 """
 
 from .action_tokens import ActionTokenizer, Normalizer

@@ -6,6 +6,13 @@ batched, with auto-reset, reward shaping and episode stats.
 >>> env = make_env(backend="synthetic", num_envs=2)  # doctest: +SKIP
 >>> obs, info = env.reset()
 >>> obs, reward, terminated, truncated, info = env.step(actions)  # [N, chunk, dim] in [-1, 1]
+
+What lives where: ``core`` (:class:`VecEnv`: auto-reset, rewards, episode stats) over a
+vector of backends: ``vector`` (the interface, every env in this process), ``pool``
+(a worker process pool: ``transport``, ``processes``, ``worker``, with ``envs`` stepping one
+process's backends) or ``remote`` (an env server's, over ``wire``; the server is ``serve``,
+``server`` and ``session``). ``observations``, ``actions`` and ``rewards`` hold the
+canonical layout, the action mapping and the shaped reward; ``backends/`` the simulators, ``check/`` their conformance checks.
 """
 
 from __future__ import annotations
