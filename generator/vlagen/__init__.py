@@ -1,6 +1,10 @@
 """vlagen: one YAML spec in, a VLA-model + simulator adapter package for RL frameworks out.
 
 The public API is small; names load on first use so that ``vlagen --help`` stays fast.
+The floor plan (README, "How it works"): the commands (:mod:`.cli`, :mod:`.api`) over
+:mod:`.load`, :mod:`.checks`, render and sync, :mod:`.plan`, :mod:`.targets` (a framework
+version line each), the conventions of simulators and checkpoints as data, and :mod:`.spec`
+(what the user wrote); each layer imports only those below it.
 
 >>> import vlagen
 >>> vlagen.__version__
