@@ -229,3 +229,110 @@ def test_rlinfs_name_for_an_algorithm_is_given(wrong: str, name: str) -> None:
     (line,) = spec_errors(text)
     assert f"RLinf 0.3 has no algorithm {wrong!r}: RLinf calls it {name!r} (" in line
     assert f"write algorithm: {name} (supported: gae, grpo, grpo_dynamic, reinpp)" in line
+
+
+def test_a_yaml_boolean_is_not_a_number() -> None:
+    """YAML 1.1 reads `on`, `no`, `yes`, `true` as booleans, and pydantic took a bool for a
+    number: `gpus_per_node: on` was one GPU and a reward's `weight: no` silently zero."""
+    text = (
+        MINIMAL_SPEC.replace("state_dim: 0", "state_dim: 0\n  rewards: [{name: r, weight: no}]")
+        .replace("groups: 8", "groups: true")
+        .replace("training:\n", "training:\n  seed: yes\n")
+        + "resources:\n  gpus_per_node: on\n"
+    )
+    lines = spec_errors(text)
+    assert [line.split(": ", 2)[1] for line in lines] == [
+        "env.rewards[0].weight",
+        "training.seed",
+        "training.groups",
+        "resources.gpus_per_node",
+    ]
+    assert lines[0].endswith(
+        ": expected a number, got false, which YAML reads as a boolean (unquoted true/false, "
+        "yes/no and on/off are booleans)"
+    )
+    assert all("expected a number, got true, which YAML reads" in line for line in lines[1:])
+    (line,) = spec_errors(MINIMAL_SPEC.replace("vlagen: 1", "vlagen: yes"))
+    assert "spec schema version is True; this vlagen reads `vlagen: 1`" in line
+
+
+def _spec_models() -> list[type]:
+    """Every model class the spec is built of, found by walking the field annotations."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from vlagen.spec import Spec
+
+    found: list[type] = []
+    todo: list[object] = [Spec]
+    while todo:
+        tp = todo.pop()
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            if tp not in found:
+                found.append(tp)
+                todo.extend(field.annotation for field in tp.model_fields.values())
+        else:
+            todo.extend(typing.get_args(tp))
+    return found
+
+
+def _bools_for(schema: dict, defs: dict) -> list:
+    """The values that put a bool where a field of this JSON schema takes a number."""
+    if "$ref" in schema:
+        return []  # a model: walked as a class of its own
+    out: list = []
+    for option in schema.get("anyOf", []):
+        out += _bools_for(option, defs)
+    kind = schema.get("type")
+    if kind in ("integer", "number") or isinstance(schema.get("const"), int):
+        out.append(True)
+    if kind == "array":
+        if "prefixItems" in schema:
+            if any(_bools_for(item, defs) for item in schema["prefixItems"]):
+                out.append([True] * len(schema["prefixItems"]))
+        elif _bools_for(schema.get("items", {}), defs):
+            out.append([True])
+    return out
+
+
+def test_every_numeric_field_of_the_schema_refuses_a_bool() -> None:
+    """Each int and float field (a scalar, in a list or a tuple, in a union) of every section
+    of the spec, walked from the models' JSON schema so that a field added later is in it."""
+    from pydantic import ValidationError
+
+    from vlagen.spec import BOOL_FOR_NUMBER
+
+    checked = []
+    for model in _spec_models():
+        schema = model.model_json_schema()
+        for name, prop in schema.get("properties", {}).items():
+            for bad in _bools_for(prop, schema.get("$defs", {})):
+                with pytest.raises(ValidationError) as info:
+                    model.model_validate({name: bad})
+                at_field = [e for e in info.value.errors() if e["loc"][:1] == (name,)]
+                assert [e["type"] for e in at_field] == [BOOL_FOR_NUMBER] * len(at_field), (
+                    model.__name__,
+                    name,
+                    bad,
+                    at_field,
+                )
+                assert at_field, (model.__name__, name, bad)
+                checked.append(f"{model.__name__}.{name}")
+    assert len(set(checked)) > 40  # the walk found the spec's numbers: it cannot pass empty
+    assert {"Resources.gpus_per_node", "RewardTerm.weight", "Spec.vlagen"} <= set(checked)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("name: tiny-vla", "name: 'tiny vla'", "'tiny vla'"),
+        ("state_dim: 0", "state_dim: 0\n  remote: 127.0.0.1:5555", "'127.0.0.1:5555'"),
+        ("name: tiny\n", "name: tiny\n  class_path: 'a.b:1x'\n", "'1x'"),
+    ],
+)
+def test_a_validators_message_names_the_value_once(old: str, new: str, value: str) -> None:
+    """The spec's own validators name the value where it helps; load added `, got VALUE`
+    after them too (`got '127.0.0.1:5555', got '127.0.0.1:5555'`)."""
+    lines = [line for line in spec_errors(MINIMAL_SPEC.replace(old, new)) if value in line]
+    assert lines and all(line.count(value) == 1 for line in lines), lines

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from .checks import check_spec
 from .errors import Issue, KeyPath, SpecError, did_you_mean, short_repr
 from .paths import STREAM, STREAM_DIRS
-from .spec import SCHEMA_VERSION, Spec, retired_key
+from .spec import BOOL_FOR_NUMBER, SCHEMA_VERSION, Spec, retired_key
 from .yamlsource import MAX_BYTES, SourceMap, parse_yaml
 
 __all__ = ["LoadedSpec", "load_spec", "load_spec_text"]
@@ -109,7 +109,7 @@ def load_spec_data(
     if not isinstance(data, dict):
         raise SpecError(path, [Issue((), "the spec must be a mapping of sections", 1, 1)])
     version = data.get("vlagen")
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION or isinstance(version, bool):  # `vlagen: yes` is not 1
         # Field errors of another schema version would only confuse; say this one thing.
         mark = source.locate(("vlagen",))
         found = "missing" if version is None else short_repr(version)
@@ -147,6 +147,12 @@ def _dedupe(issues: list[Issue]) -> list[Issue]:
     return list(dict.fromkeys(issues))
 
 
+_OWN_MESSAGES = frozenset({"value_error", BOOL_FOR_NUMBER})
+"""Error types raised by the spec's own validators, whose messages name the value where it
+helps (``'x y' is not a valid distribution name``): a ``got ...`` after them would print it
+twice."""
+
+
 def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
     raw_loc: tuple = tuple(err["loc"])
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
@@ -177,7 +183,7 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
     elif kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
-    elif not isinstance(value, dict | list):
+    elif kind not in _OWN_MESSAGES and not isinstance(value, dict | list):
         message = f"{message}, got {short_repr(value)}"
     mark = source.locate(loc)
     return Issue(loc, message, mark.line, mark.column)

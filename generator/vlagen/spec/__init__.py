@@ -32,10 +32,12 @@ from .action import (
 from .env import Backend, Camera, Env, ExtraObs, Gymnasium, Libero, Preset, RewardTerm, Video
 from .fields import (
     _SPDX,
+    BOOL_FOR_NUMBER,
     MAX_BINS,
     SCHEMA_FILE,
     SCHEMA_VERSION,
     DistName,
+    NotBool,
     OneLine,
     PackageName,
     StrictModel,
@@ -47,6 +49,7 @@ from .model import Lora, Model, ModelAction, Normalization
 from .training import RETIRED_KEYS, Resources, Target, Training, retired_key
 
 __all__ = [
+    "BOOL_FOR_NUMBER",
     "MAX_BINS",
     "PID",
     "RETIRED_KEYS",
@@ -123,7 +126,9 @@ class Spec(StrictModel):
         json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
     )
 
-    vlagen: Literal[1] = Field(description="Spec schema version; this vlagen reads 1.")
+    vlagen: Annotated[Literal[1], NotBool] = Field(
+        description="Spec schema version; this vlagen reads 1."
+    )
     project: Project = Field(description="The generated Python distribution.")
     model: Model = Field(description="The VLA policy.")
     env: Env = Field(description="The simulation environment.")

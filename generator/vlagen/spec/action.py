@@ -18,18 +18,19 @@ from .fields import (
     Count,
     Gain,
     Metres,
+    NotBool,
     StrictModel,
+    not_bool,
 )
 
 
 def _one_for_all(value: Any) -> Any:
     """A single number is a list of one, which every channel shares."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    return [value] if number else value
+    return [value] if isinstance(not_bool(value), int | float) else value
 
 
 _BOUND_SCHEMA = {"type": "number", "minimum": -1e9, "maximum": 1e9}
-ControlBound = Annotated[float, Field(ge=-1e9, le=1e9)]
+ControlBound = Annotated[float, Field(ge=-1e9, le=1e9), NotBool]
 ControlBounds = Annotated[
     list[ControlBound],
     Field(min_length=1, max_length=1024),
@@ -97,13 +98,13 @@ class PurePursuit(StrictModel):
     proportional speed loop tracks the speed the waypoint spacing implies."""
 
     type: Literal["pure_pursuit"] = Field(description="Selects this controller.")
-    lookahead: Annotated[float, Field(gt=0, le=1000)] = Field(
+    lookahead: Annotated[float, Field(gt=0, le=1000), NotBool] = Field(
         default=6.0, description="Look-ahead distance in metres; at most 1000."
     )
-    wheelbase: Annotated[float, Field(gt=0, le=100)] = Field(
+    wheelbase: Annotated[float, Field(gt=0, le=100), NotBool] = Field(
         default=2.5, description="Vehicle wheelbase in metres; at most 100."
     )
-    speed_gain: Annotated[float, Field(gt=0, le=1000)] = Field(
+    speed_gain: Annotated[float, Field(gt=0, le=1000), NotBool] = Field(
         default=1.0, description="Acceleration (m/s^2) per m/s of speed error; at most 1000."
     )
 
@@ -141,7 +142,9 @@ class WaypointAction(StrictModel):
 
     kind: Literal["waypoints"] = Field(description="Selects this action kind.")
     num_waypoints: Count(1024) = Field(description="K waypoints per decision; 1 to 1024.")
-    point_dim: Literal[2, 3] = Field(default=3, description="2 for (x, y), 3 for (x, y, heading).")
+    point_dim: Annotated[Literal[2, 3], NotBool] = Field(
+        default=3, description="2 for (x, y), 3 for (x, y, heading)."
+    )
     low: Annotated[list[Metres], Field(max_length=3)] | None = Field(
         default=None,
         description="Lower end of each point dimension, what -1 maps to; "
@@ -152,7 +155,7 @@ class WaypointAction(StrictModel):
         description="Upper end of each point dimension, what +1 maps to; default [60, 20, pi]. "
         "Each within ±10000.",
     )
-    interval: Annotated[float, Field(gt=0, le=60)] = Field(
+    interval: Annotated[float, Field(gt=0, le=60), NotBool] = Field(
         default=0.5, description="Seconds between consecutive waypoints; at most 60."
     )
     controller: Controller = Field(
@@ -182,7 +185,7 @@ class DiscreteAction(StrictModel):
 
     kind: Literal["discrete"] = Field(description="Selects this action kind.")
     dim: Count(1024) = Field(default=1, description="Number of discrete channels; 1 to 1024.")
-    choices: Annotated[int, Field(ge=2, le=MAX_BINS)] = Field(
+    choices: Annotated[int, Field(ge=2, le=MAX_BINS), NotBool] = Field(
         description="Choices per channel; 2 to 4096."
     )
 

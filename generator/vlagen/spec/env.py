@@ -18,6 +18,7 @@ from .fields import (
     ClassPath,
     Count,
     Identifier,
+    NotBool,
     OneLine,
     Pixels,
     StrictModel,
@@ -42,7 +43,7 @@ class RewardTerm(StrictModel):
     """One term of the shaped reward; the reward is the weighted sum of all terms."""
 
     name: Identifier = Field(description="Term name, reported per episode.")
-    weight: Annotated[float, Field(ge=-1e6, le=1e6)] = Field(
+    weight: Annotated[float, Field(ge=-1e6, le=1e6), NotBool] = Field(
         default=1.0, description="Weight in the sum; within ±10^6."
     )
     source: Literal["env", "info", "success", "collision", "progress", "action_magnitude"] = Field(
@@ -115,11 +116,14 @@ class Libero(StrictModel):
     )
 
 
+_Extent = Annotated[int, Field(ge=1, le=65536), NotBool]
+
+
 class ExtraObs(StrictModel):
     """An extra observation key beyond cameras and state, e.g. ego state or route command."""
 
     name: Identifier = Field(description="Observation key.")
-    shape: Annotated[list[Annotated[int, Field(ge=1, le=65536)]], Field(max_length=8)] = Field(
+    shape: Annotated[list[_Extent], Field(max_length=8)] = Field(
         default_factory=list,
         description="Per-env shape; [] for a scalar. At most 8 dimensions of 1 to 65536.",
     )
@@ -174,7 +178,7 @@ class Env(StrictModel):
     cameras: list[Camera] = Field(
         min_length=1, max_length=32, description="Cameras in the observation; 1 to 32."
     )
-    state_dim: Annotated[int, Field(ge=0, le=4096)] = Field(
+    state_dim: Annotated[int, Field(ge=0, le=4096), NotBool] = Field(
         default=0, description="Proprioceptive state size; 0 for none, at most 4096."
     )
     task: OneLine = Field(
@@ -196,18 +200,18 @@ class Env(StrictModel):
         max_length=256,
         description="Observation keys beyond cameras and state (at most 256).",
     )
-    workers: Annotated[int, Field(ge=0, le=1024)] | None = Field(
+    workers: Annotated[int, Field(ge=0, le=1024), NotBool] | None = Field(
         default=None,
         description="Subprocess workers stepping the envs, images in shared memory; 0 steps "
         "them in-process, at most 1024. Default: the preset's (0 for cheap simulators).",
     )
-    step_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+    step_timeout_s: Annotated[float, Field(gt=0, le=3600), NotBool] = Field(
         default=60.0,
         description="Seconds a worker may take to step its envs (when workers > 0); past it "
         "the worker is terminated, the pool closed and the step raises BackendError naming "
         "the worker. At most 3600: a longer wait is no guard against a hung simulator.",
     )
-    reset_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+    reset_timeout_s: Annotated[float, Field(gt=0, le=3600), NotBool] = Field(
         default=300.0,
         description="The same for reset and a worker's start-up (imports, building its envs), "
         "which take far longer than a step on some simulators (LIBERO builds a scene per "

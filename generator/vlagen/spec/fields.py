@@ -17,6 +17,7 @@ from pydantic import (
     WithJsonSchema,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 SCHEMA_VERSION = 1
 
@@ -156,17 +157,44 @@ PackageName = Annotated[str, AfterValidator(_package_name)]
 DistName = Annotated[str, AfterValidator(_dist_name)]
 OneLine = Annotated[str, AfterValidator(_single_line)]
 VersionText = Annotated[str, BeforeValidator(_version_text)]
-PositiveInt = Annotated[int, Field(ge=1)]
+
+BOOL_FOR_NUMBER = "bool_for_number"
+"""The pydantic error type of a YAML boolean where a number belongs."""
+
+
+def not_bool(value: Any) -> Any:
+    """Refuse a bool where a number belongs. YAML 1.1 reads an unquoted ``on``/``off``,
+    ``yes``/``no`` and ``true``/``false`` as booleans, and pydantic takes a bool for an int or
+    a float (``True == 1``), so ``gpus_per_node: on`` would be one GPU and a reward's
+    ``weight: no`` zero."""
+    if isinstance(value, bool):
+        raise PydanticCustomError(
+            BOOL_FOR_NUMBER,
+            "expected a number, got {value}, which YAML reads as a boolean (unquoted "
+            "true/false, yes/no and on/off are booleans)",
+            {"value": str(value).lower()},
+        )
+    return value
+
+
+#: Every int and float of the spec refuses a bool: ``Int``, ``Float``, or with bounds
+#: ``Annotated[int, Field(ge=...), NotBool]``, the bounds first (so that they stay JSON
+#: Schema's ``minimum`` and ``maximum``). ``tests/test_load.py`` puts a bool in every numeric
+#: field of the schema.
+NotBool = BeforeValidator(not_bool)
+Int = Annotated[int, NotBool]
+Float = Annotated[float, NotBool]
+PositiveInt = Annotated[int, Field(ge=1), NotBool]
 
 
 def Count(most: int) -> Any:
     """An int from 1 to ``most``."""
-    return Annotated[int, Field(ge=1, le=most)]
+    return Annotated[int, Field(ge=1, le=most), NotBool]
 
 
-Pixels = Annotated[int, Field(ge=1, le=8192)]  # 8K; cameras are 64-1080, VLAs take 224-448
-Gain = Annotated[float, Field(ge=-1000.0, le=1000.0)]
-Metres = Annotated[float, Field(ge=-10_000.0, le=10_000.0)]
+Pixels = Annotated[int, Field(ge=1, le=8192), NotBool]  # 8K; cameras are 64-1080, VLAs take 224-448
+Gain = Annotated[float, Field(ge=-1000.0, le=1000.0), NotBool]
+Metres = Annotated[float, Field(ge=-10_000.0, le=10_000.0), NotBool]
 ClassPath = Annotated[str, AfterValidator(_class_path)]
 
 

@@ -15,7 +15,9 @@ from .fields import (
     MAX_BINS,
     ClassPath,
     Count,
+    Float,
     Identifier,
+    NotBool,
     OneLine,
     Pixels,
     StrictModel,
@@ -28,10 +30,10 @@ class Normalization(StrictModel):
     env's canonical units ([-1, 1]; the env core scales those to the simulator), except the
     gripper, which is in the checkpoint's own convention (`model.action.gripper`)."""
 
-    q01: Annotated[list[float], Field(max_length=4096)] = Field(
+    q01: Annotated[list[Float], Field(max_length=4096)] = Field(
         description="1st percentile of each dimension."
     )
-    q99: Annotated[list[float], Field(max_length=4096)] = Field(
+    q99: Annotated[list[Float], Field(max_length=4096)] = Field(
         description="99th percentile of each dimension."
     )
     mask: Annotated[list[bool], Field(max_length=4096)] | None = Field(
@@ -49,7 +51,7 @@ class ModelAction(StrictModel):
         default=1,
         description="Steps predicted per decision (RLinf `num_action_chunks`); 1 to 1024.",
     )
-    bins: Annotated[int, Field(ge=2, le=MAX_BINS)] = Field(
+    bins: Annotated[int, Field(ge=2, le=MAX_BINS), NotBool] = Field(
         default=256,
         description="Action tokens per dimension; 2 to 4096. Continuous actions: OpenVLA's "
         "bins, `bins` edges over [-1, 1] giving `bins - 1` values (default 256). A discrete "
@@ -76,7 +78,7 @@ class Lora(StrictModel):
 
     rank: Count(4096) = Field(default=32, description="LoRA rank r; 1 to 4096.")
     alpha: Count(65536) = Field(default=32, description="LoRA scaling alpha; 1 to 65536.")
-    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0), NotBool] = Field(
         default=0.0, description="Dropout on the LoRA path."
     )
     target_modules: Annotated[list[str], Field(max_length=256)] | Literal["all-linear"] = Field(
@@ -122,7 +124,7 @@ class Model(StrictModel):
         "ids (151665 / 151669), so at most 271 / 267 bins fit the default 151936 rows. "
         "Independent of `family`; family 'custom' loads its own model, so leave it unset.",
     )
-    vocab_size: Annotated[int, Field(ge=2, le=2**24)] = Field(
+    vocab_size: Annotated[int, Field(ge=2, le=2**24), NotBool] = Field(
         default=32000,
         description="One past the last action token id; action tokens are the `action.bins` "
         "ids below it. 'llava' backbones: the checkpoint tokenizer's vocabulary without "
@@ -134,17 +136,17 @@ class Model(StrictModel):
         default=None,
         description="Env cameras the model sees, in order (at most 32); default: the main camera.",
     )
-    image_mean: Annotated[list[float], Field(max_length=96)] | None = Field(
+    image_mean: Annotated[list[Float], Field(max_length=96)] | None = Field(
         default=None,
         description="Per-channel pixel mean after scaling to [0, 1]; default: the "
         "checkpoint's preprocessor_config.json. Several triples stack fused backbones.",
     )
-    image_std: Annotated[list[float], Field(max_length=96)] | None = Field(
+    image_std: Annotated[list[Float], Field(max_length=96)] | None = Field(
         default=None,
         description="Per-channel pixel std, paired with `image_mean` (3 per image, "
         "at most 32 images).",
     )
-    center_crop: Annotated[float, Field(gt=0, le=1)] | None = Field(
+    center_crop: Annotated[float, Field(gt=0, le=1), NotBool] | None = Field(
         default=None,
         description="Area fraction of the centre crop taken from each frame after it is "
         "resized to `image_size`, and resized back to it, as the checkpoint was evaluated "

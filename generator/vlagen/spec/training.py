@@ -14,6 +14,7 @@ from pydantic import (
 from .fields import (
     Count,
     Framework,
+    NotBool,
     StrictModel,
     VersionText,
 )
@@ -46,10 +47,10 @@ class Training(StrictModel):
     every target derives its own knobs (its batch sizes, env counts, rounds) from these and
     says in its generated config where each came from."""
 
-    seed: Annotated[int, Field(ge=0, le=2**32 - 1)] = Field(
+    seed: Annotated[int, Field(ge=0, le=2**32 - 1), NotBool] = Field(
         default=42, description="Global random seed; 0 to 2^32 - 1 (what numpy seeds take)."
     )
-    learning_rate: Annotated[float, Field(gt=0, le=1.0)] = Field(
+    learning_rate: Annotated[float, Field(gt=0, le=1.0), NotBool] = Field(
         default=1e-5, description="Actor learning rate; above 0, at most 1."
     )
     groups: Count(2**20) = Field(
@@ -128,7 +129,7 @@ class Resources(StrictModel):
         "env workers apart from the policy (verl); default half of gpus_per_node, or all of "
         "them on env_nodes.",
     )
-    env_nodes: Annotated[int, Field(ge=0, le=16384)] = Field(
+    env_nodes: Annotated[int, Field(ge=0, le=16384), NotBool] = Field(
         default=0,
         description="Machines of their own for the simulators (verl's disaggregated mode); "
         "0 runs them on the training machines. 0 to 16384.",
