@@ -8,8 +8,11 @@ import copy
 import yaml
 
 from conftest import REPO, spec_errors
+from vlagen.errors import SpecError
 from vlagen.load import load_spec_text
 from vlagen.plan import make_plan
+from vlagen.spec import Training
+from vlagen.targets.common.config_schema import flat_keys
 
 PORTABLE = yaml.safe_load((REPO / "specs" / "highway_qwen_portable.yaml").read_text("utf-8"))
 
@@ -69,3 +72,96 @@ def test_unknown_mistyped_and_derived_keys_are_located_errors() -> None:
     assert "takes a float, got 'x'" in errors[2]
     assert "derives data.train_batch_size (8)" in errors[3] and "change that instead" in errors[3]
     assert all(e.startswith("spec.yaml:") and e.split(":")[1].isdigit() for e in errors)
+
+
+def _one_target(index: int, version: str | None = None) -> dict:
+    """PORTABLE with its ``index``-th target alone (at ``version``), whose envs may then
+    differ from the episodes of an update where that target allows it."""
+    data = copy.deepcopy(PORTABLE)
+    data["targets"] = [data["targets"][index]]
+    if version is not None:
+        data["targets"][0]["version"] = version
+    return data
+
+
+def _flat_config(data: dict) -> dict[str, object]:
+    """The target's generated config (its Hydra YAML, or siiRL's CLI overrides), flat."""
+    plan = _plan(data).targets[0].plan
+    config = getattr(plan, "config", None)
+    return flat_keys(config) if isinstance(config, dict) else dict(plan.overrides)
+
+
+#: Another value of each training field, tried in turn until the spec stays valid.
+_OTHER = {
+    "seed": lambda t: [t["seed"] + 1],
+    "learning_rate": lambda t: [t["learning_rate"] / 2],
+    "groups": lambda t: [t["groups"] * 2],
+    "group_size": lambda t: [t["group_size"] * 2],
+    "mini_batches": lambda t: [t["mini_batches"] * 2, t["mini_batches"] // 2],
+    "micro_batch_size_per_gpu": lambda t: [t["micro_batch_size_per_gpu"] * 2],
+    "envs": lambda t: [t["groups"] * t["group_size"] // 2, t["groups"] * t["group_size"] * 2],
+}
+
+_TARGETS = [(0, None), (1, None), (1, "0.2"), (2, None), (3, None)]
+
+
+def test_every_key_a_target_derives_from_training_is_refused_naming_the_field() -> None:
+    """The keys a target derives from the training block, found by planning: each training
+    field changed in turn, the config keys whose values follow it. Each must be one the
+    target declares as derived, and a config block setting it is refused naming where it
+    comes from (actor.optim.lr was set by the block over training.learning_rate)."""
+    from vlagen.targets import find_target
+
+    assert set(_OTHER) == set(Training.model_fields)  # a new training field is tried too
+    moved: set[str] = set()
+    for index, version in _TARGETS:
+        data = _one_target(index, version)
+        target = data["targets"][0]
+        decl = find_target(target["framework"], target["version"])
+        spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+        base = _flat_config(data)
+        follows: dict[str, str] = {}
+        for field, others in _OTHER.items():
+            training = spec.training.model_dump()
+            training["envs"] = spec.training.in_flight
+            for value in others(training):
+                changed = copy.deepcopy(data)
+                changed.setdefault("training", {})[field] = value
+                try:
+                    config = _flat_config(changed)
+                except SpecError:
+                    continue  # the target's own rules refuse this value; try the next
+                moved.add(field)
+                for key in base:
+                    if config.get(key) != base[key]:
+                        follows.setdefault(key, field)
+                break
+        derived = {d.key: d for d in decl.derived(spec, 0)}
+        assert set(follows) <= set(derived), (decl.key, set(follows) - set(derived))
+        assert {"training.learning_rate", "training.seed"} & {d.source for d in derived.values()}
+        for key, row in derived.items():
+            block = copy.deepcopy(data)
+            block["targets"][0]["config"] = {key: base[key]}
+            (error,) = spec_errors(block)
+            assert error.split(": ", 2)[1].startswith("targets[0].config."), error
+            assert f"derives {key} (" in error and f"from the spec: {row.source}" in error
+    assert moved == set(_OTHER)  # every field was changed somewhere: no check passes empty
+
+
+def test_the_learning_rate_and_seed_are_refused_on_every_framework() -> None:
+    """The keys the review found set over the training block, by name."""
+    errors = spec_errors(
+        _with(
+            {
+                0: {"actor.optimizer.lr": 1.0e-4},
+                1: {"actor.optim.lr": 1.0e-4, "actor.seed": 3},
+                2: {"actor_rollout_ref.actor.optim.lr": 1.0e-4},
+                3: {"actor_rollout_ref.actor.optim.lr": 1.0e-4},
+            }
+        )
+    )
+    assert len(errors) == 5
+    assert (
+        sum("from the spec: training.learning_rate; change that instead" in e for e in errors) == 4
+    )
+    assert sum("derives actor.seed (" in e and "training.seed;" in e for e in errors) == 1

@@ -154,7 +154,8 @@ class TargetDecl:
     #: The framework's config keys with their types (its committed snapshot), which a spec's
     #: ``targets[i].config`` may set; ``None``: the target takes no such block.
     config_keys: Callable[[], Mapping[str, str]] | None = None
-    #: The keys the target derives from the spec's ``training`` block, and from what.
+    #: The keys the target derives from the spec's ``training`` block (its batch keys, the
+    #: learning rate, seeds), and from what: a spec's ``targets[i].config`` may not set them.
     derived: Callable[[Spec, int], tuple[Derived, ...]] | None = None
 
     @property

@@ -7,7 +7,7 @@ from . import TargetDecl, WarningFilter
 from .areal.checks import areal_checks
 from .areal.contract import CONTRACT
 from .areal.layout import SCHEMA
-from .areal.plan import AREAL_VERSION, derived_batch, make_areal_plan
+from .areal.plan import AREAL_VERSION, derived_batch, derived_settings, make_areal_plan
 from .common.config_schema import load_schema
 
 TARGET = TargetDecl(
@@ -30,7 +30,7 @@ TARGET = TargetDecl(
     templates="areal",
     planner=make_areal_plan,
     config_keys=lambda: load_schema(SCHEMA),
-    derived=derived_batch,
+    derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
     # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL
     runtime_requirements=("datasets", "pillow"),
     # What AReaL 1.0.4's modules the tests run import on CPU, AReaL being installed --no-deps

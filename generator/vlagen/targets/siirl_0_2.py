@@ -11,7 +11,7 @@ from .common.config_schema import load_schema
 from .siirl.checks import CUSTOM_NOTE, siirl_checks, siirl_resources
 from .siirl.contract import CONTRACT
 from .siirl.layout import SCHEMA
-from .siirl.plan import derived_batch, make_siirl_plan
+from .siirl.plan import derived_batch, derived_settings, make_siirl_plan
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo; the GRPO chain with the spec's reward terms",
@@ -37,7 +37,7 @@ TARGET = TargetDecl(
     templates="siirl_0_2",
     planner=make_siirl_plan,
     config_keys=lambda: load_schema(SCHEMA),
-    derived=lambda spec, index: derived_batch(spec),
+    derived=lambda spec, index: derived_batch(spec) + derived_settings(spec),
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
     # embeddings; without it the reward manager's compute_score is None) but not declared.
     runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),

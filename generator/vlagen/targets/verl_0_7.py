@@ -9,7 +9,7 @@ from .common.config_schema import load_schema
 from .verl.checks import verl_checks
 from .verl.contract import CONTRACT
 from .verl.layout import SCHEMA, VLA
-from .verl.plan import VERL_COMMIT, VERL_TAG, derived_batch, make_verl_plan
+from .verl.plan import VERL_COMMIT, VERL_TAG, derived_batch, derived_settings, make_verl_plan
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo (group-relative, rollout.n = group_size)",
@@ -80,7 +80,7 @@ TARGET = TargetDecl(
     templates="verl",
     planner=make_verl_plan,
     config_keys=lambda: load_schema(SCHEMA)["keys"],
-    derived=derived_batch,
+    derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
     test_requirements=(
         "omegaconf",
         "hydra-core",

@@ -204,6 +204,16 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
     )
 
 
+def derived_settings(spec: Spec) -> tuple[Derived, ...]:
+    """AReaL's keys beyond the batch that follow from the training block (with
+    :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
+    t = spec.training
+    return (
+        Derived("actor.optimizer.lr", t.learning_rate, "training.learning_rate"),
+        Derived("seed", t.seed, "training.seed"),
+    )
+
+
 def derived_batch(spec: Spec, index: int) -> tuple[Derived, ...]:
     """AReaL's batch keys, each with where it comes from in the spec's training block."""
     t = spec.training

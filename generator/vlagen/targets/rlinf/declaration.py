@@ -13,7 +13,7 @@ from ..common.config_schema import load_schema
 from .checks import rlinf_checks
 from .config import RlinfVersion
 from .contract import RLINF_0_2_CONTRACT, RLINF_0_3_CONTRACT
-from .plan import RlinfPlan, derived_batch, make_rlinf_plan, rounds_key
+from .plan import RlinfPlan, derived_batch, derived_settings, make_rlinf_plan, rounds_key
 
 if TYPE_CHECKING:
     from ...batch import Derived
@@ -114,7 +114,7 @@ def rlinf_target(version_line: str) -> TargetDecl:
         return make_rlinf_plan(spec, index, version)
 
     def derived(spec: Spec, index: int) -> tuple[Derived, ...]:
-        return derived_batch(spec, index, rounds_key(version))
+        return derived_batch(spec, index, rounds_key(version)) + derived_settings(spec, index)
 
     return TargetDecl(
         framework="rlinf",

@@ -145,6 +145,27 @@ def derived_batch(spec: Spec, index: int, rounds_key: str) -> tuple[Derived, ...
     )
 
 
+def derived_settings(spec: Spec, index: int) -> tuple[Derived, ...]:
+    """RLinf's keys beyond the batch that follow from the training block (with
+    :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
+    t, group = spec.training, group_size(spec, index, GROUPED)
+    envs = "training.envs" if t.envs is not None else "training.groups x group_size"
+    return (
+        Derived("actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived("actor.seed", t.seed, "training.seed"),
+        Derived("env.train.seed", t.seed, "training.seed"),
+        Derived("env.eval.seed", t.seed + 1000, "training.seed + 1000"),
+        Derived("env.eval.total_num_envs", t.in_flight, f"{envs}, as env.train.total_num_envs"),
+        Derived(
+            "algorithm.group_size",
+            group,
+            "training.group_size"
+            if group > 1
+            else f"1: {spec.targets[index].algorithm} does not group episodes",
+        ),
+    )
+
+
 def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
     """The RLinf plan of a resolved spec that passed :func:`~.checks.rlinf_checks_fn`."""
     algorithm = spec.targets[index].algorithm

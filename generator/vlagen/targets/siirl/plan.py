@@ -176,6 +176,13 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
     )
 
 
+def derived_settings(spec: Spec) -> tuple[Derived, ...]:
+    """siiRL's keys beyond the batch that follow from the training block (with
+    :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
+    rate = spec.training.learning_rate
+    return (Derived("actor_rollout_ref.actor.optim.lr", rate, "training.learning_rate"),)
+
+
 def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     """The siiRL plan of a resolved spec that passed :func:`~.checks.siirl_checks`."""
     algorithm = spec.targets[index].algorithm

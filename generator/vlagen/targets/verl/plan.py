@@ -119,6 +119,22 @@ def derived_batch(spec: Spec, index: int) -> tuple[Derived, ...]:
     )
 
 
+def derived_settings(spec: Spec) -> tuple[Derived, ...]:
+    """verl's keys beyond the batch that follow from the training block (with
+    :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
+    t = spec.training
+    return (
+        Derived("actor_rollout_ref.actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived("data.seed", t.seed, "training.seed"),
+        Derived("env.train.seed", t.seed, "training.seed"),
+        Derived(
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+            t.micro_batch_size_per_gpu,
+            "training.micro_batch_size_per_gpu",
+        ),
+    )
+
+
 def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
     """The verl plan of a resolved spec that passed :func:`~.checks.verl_checks`."""
     algorithm = spec.targets[index].algorithm
