@@ -165,3 +165,20 @@ def test_the_learning_rate_and_seed_are_refused_on_every_framework() -> None:
         sum("from the spec: training.learning_rate; change that instead" in e for e in errors) == 4
     )
     assert sum("derives actor.seed (" in e and "training.seed;" in e for e in errors) == 1
+
+
+def test_a_float_yaml_reads_as_text_says_so_and_how_to_write_it() -> None:
+    """YAML 1.1 reads `1e-2` (no dot) and `5.0e3` (no sign) as strings; the refusal said
+    only "a float, got '1e-2'"."""
+    text = yaml.safe_dump(_with({1: {"actor.optim.weight_decay": 0.5}}), sort_keys=False)
+    assert text.count("weight_decay: 0.5") == 1
+    for written, instead in [("1e-2", "1.0e-2"), ("5.0e3", "5.0e+3"), ("-2E-3", "-2.0e-3")]:
+        (error,) = spec_errors(text.replace("weight_decay: 0.5", f"weight_decay: {written}"))
+        assert error.endswith(
+            f"takes a float, got '{written}': YAML reads {written} as text, not a number (a "
+            f"float with an exponent needs a dot and a signed exponent); write {instead}"
+        ), error
+        fixed = text.replace("weight_decay: 0.5", f"weight_decay: {instead}")
+        assert load_spec_text(fixed).spec.targets[1].config == {  # what it says to write loads
+            "actor.optim.weight_decay": float(instead)
+        }

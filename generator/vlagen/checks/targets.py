@@ -5,6 +5,7 @@ spec's own config keys against the framework's snapshot.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from ..errors import Issue, did_you_mean
@@ -127,8 +128,30 @@ def target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) ->
         elif not value_fits(kind, value):
             yield Issue(
                 ("targets", index, "config", key),
-                f"{decl.title} {decl.version}'s {key} takes a {kind}, got {value!r}",
+                f"{decl.title} {decl.version}'s {key} takes a {kind}, got {value!r}"
+                + _number_as_text(kind, value),
             )
+
+
+def _number_as_text(kind: str, value: object) -> str:
+    """Why a number came as text, and what to write: YAML 1.1 reads a number with an
+    exponent as a float only with a dot and a signed exponent (``1.0e-2``, ``5.0e+3``), so
+    ``1e-2`` and ``5.0e3`` are strings. Said where the number would fit ``kind``."""
+    if not isinstance(value, str):
+        return ""
+    mantissa, e, exponent = value.lower().partition("e")
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not e or not math.isfinite(number) or not value_fits(kind, number):
+        return ""
+    mantissa += "" if "." in mantissa else ".0"
+    exponent = exponent if exponent[:1] in ("+", "-") else f"+{exponent}"
+    return (
+        f": YAML reads {value} as text, not a number (a float with an exponent needs a dot "
+        f"and a signed exponent); write {mantissa}e{exponent}"
+    )
 
 
 def _no_algorithm(decl: TargetDecl, algorithm: str) -> str:
