@@ -239,3 +239,18 @@ def test_a_trial_whose_algorithm_has_no_critic_drops_the_value_head_and_says_so(
         by_target = {f"{f.target.framework} {f.target.version}": f for f in fits(text, "s.yaml")}
         assert by_target["siirl 0.2"].without_value_head, spelling
         assert not by_target["siirl 0.2"].problems, (spelling, by_target["siirl 0.2"].problems)
+
+
+def test_a_problem_no_target_mends_is_reported_once_as_validate_reports_it(
+    tmp_path: Path,
+) -> None:
+    """A spec error outside `targets` was listed under every target, and fit exited 0."""
+    bad = tmp_path / "bad.yaml"
+    text = (SPECS / "highway_openvla.yaml").read_text(encoding="utf-8")
+    bad.write_text(text.replace("max_episode_steps: 40", "max_episode_steps: 0"), "utf-8")
+    fit = CliRunner().invoke(main, ["targets", "fit", str(bad)])
+    validate = CliRunner().invoke(main, ["validate", str(bad)])
+    assert (fit.exit_code, validate.exit_code) == (2, 2)
+    assert fit.output == validate.output
+    assert fit.output.count("env.max_episode_steps: Input should be greater than") == 1
+    assert "refused" not in fit.output and "fits" not in fit.output

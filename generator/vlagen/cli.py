@@ -459,15 +459,19 @@ def targets_fit(spec: Path) -> None:
     the spec's algorithm where the target has it, else GRPO, and without the value head where
     that algorithm trains none), and why not the others.
 
-    A report: it exits 0 whatever it finds (2 for a spec it cannot read)."""
+    A report: it exits 0 whatever it finds of the targets; 2, as validate, for a spec it
+    cannot read or one with problems whatever the target (each reported once)."""
     from .errors import Issue, SpecError
-    from .fit import fits
+    from .fit import fits, whatever_the_target
 
     try:
         text = spec.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(str(spec), [Issue((), f"cannot read the spec: {exc}")]) from None
     found = fits(text, str(spec))
+    common = whatever_the_target(found)
+    if common:  # the spec's own problems, not the targets': once, as validate reports them
+        raise SpecError(str(spec), common)
     for fit in found:
         click.echo(f"{fit.label}: {'fits' if not fit.problems else 'refused'}")
         for issue in fit.problems:

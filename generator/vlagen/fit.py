@@ -80,6 +80,18 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
     return tuple(found)
 
 
+def whatever_the_target(found: Sequence[Fit]) -> list[Issue]:
+    """The problems every target is refused with, outside ``targets``: the spec's own, which
+    no choice of target mends (and which keep the target checks from running at all, where
+    the spec's schema refuses it). None where some target fits."""
+    common = set(found[0].problems) if found else set()
+    for fit in found[1:]:
+        common &= set(fit.problems)
+    return [
+        issue for issue in found[0].problems if issue in common and issue.loc[:1] != ("targets",)
+    ]
+
+
 def has_value_head(data: dict) -> bool:
     """Whether the spec's ``model.value_head`` is true, as the spec's model reads it (``yes``,
     ``"true"`` and ``1`` too); False for a value it would refuse."""
