@@ -5,7 +5,9 @@ Each function here is a short script over the pure stages; the CLI is a thin lay
 
 from __future__ import annotations
 
+import os
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,14 +15,14 @@ from .errors import ConflictError, UsageError
 from .formatting import format_tree, ruff_version
 from .load import load_spec
 from .manifest import Manifest
-from .outdir import OutDir
-from .paths import MANIFEST_PATH
+from .outdir import OutDir, temp_name
+from .paths import MANIFEST_PATH, base_path
 from .plan import Plan, make_plan
 from .provenance import SPEC_COPY, without_header
 from .render import render_plan
 from .spec import Spec
 from .sync import Action, Change, apply_changes, compare, refuse
-from .tree import FileTree
+from .tree import FileTree, Mode
 
 __all__ = [
     "Output",
@@ -79,7 +81,7 @@ def write(
             written.
     """
     made_by_vlagen = Manifest.read(out_dir, writing=not dry_run) is not None
-    if fresh and not made_by_vlagen and not force and _non_empty(out_dir):
+    if fresh and not made_by_vlagen and not force and _foreign(out_dir, output):
         raise ConflictError(
             f"{out_dir} is not empty and vlagen did not make it; "
             "pick another -o DIR, or use --force to write into it"
@@ -166,3 +168,41 @@ def check(output: Output, out_dir: Path) -> list[Change]:
 
 def _non_empty(directory: Path) -> bool:
     return directory.is_dir() and any(directory.iterdir())
+
+
+def _foreign(directory: Path, output: Output) -> bool:
+    """Whether ``directory`` holds something ``new`` may not write over without ``--force``."""
+    return _non_empty(directory) and not _left_by_new(directory, output)
+
+
+def _left_by_new(directory: Path, output: Output) -> bool:
+    """Whether ``directory`` holds only what a ``vlagen new`` of ``output`` stopped midway
+    (Ctrl-C, a killed process) leaves: directories, files with the very bytes ``output``
+    writes at their paths (its files and merge bases), and files staged under vlagen's
+    temporary names. ``new`` then writes into it as into an empty one: nothing there is lost,
+    and a retry is not refused as a directory vlagen did not make."""
+    expected = {path: file.content for path, file in output.tree.items()}
+    expected |= {
+        base_path(file.sha256): file.content
+        for file in output.tree.values()
+        if file.mode is Mode.GENERATED
+    }
+    staged = {
+        "/".join([*dirs, temp_name(name)])
+        for *dirs, name in (path.split("/") for path in [*expected, MANIFEST_PATH])
+    }
+    for top, dirs, files in os.walk(directory):
+        for name in [*dirs, *files]:
+            path = Path(top, name)
+            info = path.lstat()
+            if stat.S_ISDIR(info.st_mode):
+                continue
+            relative = path.relative_to(directory).as_posix()
+            if not stat.S_ISREG(info.st_mode):
+                return False  # a link or a device: not vlagen's
+            if relative in staged:
+                continue
+            content = expected.get(relative)
+            if content is None or info.st_size != len(content) or path.read_bytes() != content:
+                return False
+    return True

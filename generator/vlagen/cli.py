@@ -53,6 +53,9 @@ class _Group(click.Group):
         except UserError as exc:
             click.echo(f"vlagen: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:  # click's own handler would exit 1, which check means "stale"
+            click.echo("\nvlagen: interrupted", err=True)
+            ctx.exit(SIGINT_STATUS)
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -83,6 +86,8 @@ class _Group(click.Group):
 
 #: The exit status of a command killed by SIGPIPE, as a shell reports it (128 + 13).
 SIGPIPE_STATUS = 141
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as a shell reports it (128 + 2).
+SIGINT_STATUS = 130
 
 
 @contextlib.contextmanager
