@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 import regen_cycles
+from conftest import MINIMAL_SPEC
 from vlagen.api import generate
+from vlagen.cli import main
 from vlagen.load import load_spec_text
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,3 +60,55 @@ def test_a_camera_size_reaches_only_the_spec_and_the_readme() -> None:
         "{name: wrist, height: 224, width: 224, role: wrist}",
     )
     assert changed == ["README.md", f"{PACKAGE}/spec.json", f"{PACKAGE}/spec.py", "vlagen.yaml"]
+
+
+def test_an_edited_file_of_a_renamed_package_is_told_where_it_went(
+    runner, spec_file, tmp_path
+) -> None:
+    """Regen after renaming the package said to resolve conflict markers the edited file,
+    left at its old path, does not have."""
+    out = tmp_path / "out"
+    assert runner.invoke(main, ["new", str(spec_file()), "-o", str(out)]).exit_code == 0
+    edited = out / "src/tiny_vla/env/rewards.py"
+    mine = edited.read_text() + "# mine\n"
+    edited.write_text(mine)
+    renamed = spec_file(
+        MINIMAL_SPEC.replace("name: tiny-vla", "name: tiny-vla\n  package: renamed")
+    )
+    regen = runner.invoke(main, ["regen", str(renamed), "-o", str(out)])
+    assert regen.exit_code == 1
+    assert (
+        "conflict  src/tiny_vla/env/rewards.py  (generated at src/renamed/env/rewards.py now, "
+        "without your edit, which stays here: carry it over, then delete this file"
+    ) in regen.stdout
+    assert regen.stderr == (
+        "vlagen: 1 file vlagen no longer generates holds your edits: carry them over or move "
+        "them as each line says, and delete it; then run `vlagen regen` again\n"
+    )
+    assert edited.read_text() == mine and "<<<<<<<" not in mine
+    check = runner.invoke(main, ["check", str(renamed), "-o", str(out)])
+    assert check.exit_code == 1 and "<<<<<<<" not in check.output
+    assert "1 file vlagen no longer generates holds your edits" in check.stderr
+
+
+@pytest.mark.parametrize("command", ["regen", "check", "diff"])
+def test_a_package_without_its_manifest_is_named_with_what_to_do(
+    runner, spec_file, tmp_path, monkeypatch, command
+) -> None:
+    """`regen pkg/vlagen.yaml` without -o fell back to ./<project name> and said that did not
+    exist."""
+    out = tmp_path / "pkg"
+    assert runner.invoke(main, ["new", str(spec_file()), "-o", str(out)]).exit_code == 0
+    (out / ".vlagen/manifest.json").unlink()
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, [command, "pkg/vlagen.yaml"])
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "vlagen: pkg has no .vlagen/manifest.json, so it is no longer a vlagen output"
+    )
+    assert "git checkout -- pkg/.vlagen/manifest.json" in result.output
+    assert "`vlagen new pkg/vlagen.yaml -o pkg --force`" in result.output
+    assert "tiny-vla" not in result.output and not (tmp_path / "tiny-vla").exists()
+    again = runner.invoke(main, ["new", "pkg/vlagen.yaml", "-o", "pkg", "--force"])
+    assert again.exit_code == 0, again.output
+    assert runner.invoke(main, ["check", "pkg/vlagen.yaml"]).exit_code == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,13 +130,14 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
-def _load(spec_path: Path, out_dir: Path | None):
+def _load(spec_path: Path, out_dir: Path | None, *, fresh: bool):
     from .api import generate
     from .load import load_spec
 
     loaded = load_spec(spec_path)
     output = generate(loaded.spec, loaded.text)
-    return output, out_dir or _default_output(spec_path, loaded.spec.project.name)
+    name = loaded.spec.project.name
+    return output, out_dir or _default_output(spec_path, name, existing=not fresh)
 
 
 def _compared(spec_path: Path, out_dir: Path | None):
@@ -157,12 +159,48 @@ def _compared(spec_path: Path, out_dir: Path | None):
     output = generate(loaded.spec, loaded.text)
     if inputs_digest(without_header(loaded.text)) == before:
         remember(before, output.manifest.to_bytes())
-    return output, out_dir or _default_output(spec_path, loaded.spec.project.name)
+    return output, out_dir or _default_output(spec_path, loaded.spec.project.name, existing=True)
 
 
-def _default_output(spec_path: Path, project: str) -> Path:
-    """The package the spec sits in (its ``vlagen.yaml``), else ``./<project name>``."""
-    return _package_of(spec_path) or Path(project)
+def _default_output(spec_path: Path, project: str, *, existing: bool) -> Path:
+    """The package the spec sits in (its ``vlagen.yaml``), else ``./<project name>``.
+
+    Raises:
+        UsageError: for a command that needs an ``existing`` package, where the spec is the
+            copy a package keeps but the package's manifest is gone: ``./<project name>``
+            would be the wrong directory, and the error would name it.
+    """
+    package = _package_of(spec_path)
+    if package is None and existing and _lost_its_manifest(spec_path):
+        from .errors import UsageError
+        from .paths import MANIFEST_PATH
+
+        here = spec_path.parent
+        new = shlex.join(["vlagen", "new", str(spec_path), "-o", str(here), "--force"])
+        raise UsageError(
+            f"{here} has no {MANIFEST_PATH}, so it is no longer a vlagen output: {spec_path} "
+            "is a package's copy of its spec, and the manifest beside it records what vlagen "
+            "wrote, which regen, check and diff compare your files with. Restore it (`git "
+            f"checkout -- {here / MANIFEST_PATH}`), or make the package again with `{new}` "
+            "(a file you edited is replaced, its copy kept under .vlagen/kept/)"
+        )
+    return package or Path(project)
+
+
+def _lost_its_manifest(spec_path: Path) -> bool:
+    """Whether ``spec_path`` is a package's spec copy (its name, and vlagen's header or a
+    ``.vlagen`` folder beside it) whose package has no manifest."""
+    from .provenance import SPEC_COPY, without_header
+
+    if spec_path.name != SPEC_COPY:
+        return False
+    if (spec_path.parent / ".vlagen").is_dir():
+        return True
+    try:
+        text = spec_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return without_header(text) != text
 
 
 def _package_of(spec_path: Path) -> Path | None:
@@ -175,24 +213,17 @@ def _package_of(spec_path: Path) -> Path | None:
 
 def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fresh: bool) -> None:
     from .api import refuse_an_output, write
-    from .report import print_changes
-    from .sync import NEEDS_USER
+    from .report import needs_you, print_changes
 
-    output, out_dir = _load(spec, out_dir)
+    output, out_dir = _load(spec, out_dir, fresh=fresh)
     if fresh:
         refuse_an_output(output, out_dir, spec, writing=not dry_run)
     changes = write(output, out_dir, force=force, dry_run=dry_run, fresh=fresh)
     print_changes(changes, out_dir, dry_run=dry_run)
-    conflicts = [c for c in changes if c.action in NEEDS_USER]
-    if conflicts:
-        one = len(conflicts) == 1
-        count = f"{len(conflicts)} file{'' if one else 's'}"
-        verb = "would need" if dry_run else "needs" if one else "need"
-        click.echo(
-            f"vlagen: {count} {verb} you: resolve the regions between `<<<<<<< yours` and "
-            "`>>>>>>> generated now` (or as each line says), then run `vlagen regen` again",
-            err=True,
-        )
+    asks = needs_you(changes, then="run `vlagen regen` again", would=dry_run)
+    for ask in asks:
+        click.echo(f"vlagen: {ask}", err=True)
+    if asks:
         raise SystemExit(1)
 
 

@@ -19,7 +19,7 @@ import click
 from .sync import Action, Change, line_counts
 from .tree import Mode
 
-__all__ = ["CheckResult", "judge", "print_changes"]
+__all__ = ["CheckResult", "judge", "needs_you", "print_changes"]
 
 COLOURS = {
     "create": "green",
@@ -110,13 +110,8 @@ def judge(changes: Sequence[Change], spec: Path, out_dir: Path, *, strict: bool)
             f"the new output: `{regen}` marks the regions in the file; resolve them, then run "
             "it again"
         )
-    marked = sum(c.action is Action.CONFLICT and c.write is None for c in reported)
-    if marked:
-        failures.append(
-            f"{_files(marked)} {_verb(marked, 'needs', 'need')} you: resolve the regions "
-            "between `<<<<<<< yours` and `>>>>>>> generated now` (or as each line says), then "
-            f"run `{regen}`"
-        )
+    left = [c for c in reported if c.action is Action.CONFLICT and c.write is None]
+    failures += needs_you(left, then=f"run `{regen}`")
     refused = sum(c.action is Action.REFUSE for c in reported)
     if refused:
         failures.append(f"regen refuses {_files(refused)} (as each line says): `{regen}` stops")
@@ -127,6 +122,29 @@ def judge(changes: Sequence[Change], spec: Path, out_dir: Path, *, strict: bool)
             "--force` discards them, keeping copies), or check without --strict"
         )
     return CheckResult(tuple(lines), tuple(failures))
+
+
+def needs_you(changes: Sequence[Change], *, then: str, would: bool = False) -> list[str]:
+    """What regen's conflicts ask of the user, a sentence per kind, each then ``then``:
+    regions to resolve between markers (a merge's, or ones still in the file), or an edited
+    file vlagen no longer generates, to carry over or move as its line says."""
+    conflicts = [c for c in changes if c.shown and c.action is Action.CONFLICT]
+    marked = sum(c.new is not None for c in conflicts)
+    orphans = len(conflicts) - marked
+    need = ("would need", "would need") if would else ("needs", "need")
+    out = []
+    if marked:
+        out.append(
+            f"{_files(marked)} {_verb(marked, *need)} you: resolve the regions between "
+            f"`<<<<<<< yours` and `>>>>>>> generated now`, then {then}"
+        )
+    if orphans:
+        out.append(
+            f"{_files(orphans)} vlagen no longer {'generates' if orphans == 1 else 'generate'} "
+            f"{_verb(orphans, 'holds', 'hold')} your edits: carry them over or move them as "
+            f"each line says, and delete {_verb(orphans, 'it', 'them')}; then {then}"
+        )
+    return out
 
 
 def _verb(count: int, one: str, many: str) -> str:

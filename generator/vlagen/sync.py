@@ -108,11 +108,12 @@ class _Comparison:
     def run(self, tree: FileTree, manifest: Manifest) -> list[Change]:
         changes = [self._file(path, file, self.out.read(path)) for path, file in tree.items()]
         carried: dict[str, FileRecord] = {}
+        added = [path for path in tree if path not in self.recorded]
         for path in sorted(set(self.recorded) - set(tree)):
             old = self.out.read(path)
             if old is None:
                 continue
-            changes.append(self._obsolete(path, old, self.recorded[path]))
+            changes.append(self._obsolete(path, old, self.recorded[path], _moved_to(path, added)))
         for change in changes:
             # A conflict left as it is on disk keeps the record (and base) it was made from,
             # so its merge, once resolved, is against what the user's file is based on.
@@ -213,8 +214,9 @@ class _Comparison:
             kept=kept,
         )
 
-    def _obsolete(self, path: str, old: bytes, record: FileRecord) -> Change:
-        """A file vlagen wrote before and no longer generates."""
+    def _obsolete(self, path: str, old: bytes, record: FileRecord, moved: str | None) -> Change:
+        """A file vlagen wrote before and no longer generates (at this path: ``moved``, where
+        it now generates it, if it looks moved)."""
         if record.mode is Mode.SCAFFOLD:
             return Change(Action.KEEP, path, old, None, "no longer generated; yours")
         if _sha(_lf(old)) == record.sha256:
@@ -222,14 +224,17 @@ class _Comparison:
         if self.force:
             kept = self._kept_path(path, old)
             return Change(Action.DELETE, path, old, None, f"your edit kept in {kept}", kept=kept)
-        return Change(
-            Action.CONFLICT,
-            path,
-            old,
-            None,
-            "no longer generated, but edited by you: delete it, or move your code to a file "
-            "of your own (or use --force, which keeps a copy)",
-        )
+        if moved is not None:
+            why = (
+                f"generated at {moved} now, without your edit, which stays here: carry it "
+                "over, then delete this file (or use --force, which keeps a copy)"
+            )
+        else:
+            why = (
+                "no longer generated, but edited by you: delete it, or move your code to a "
+                "file of your own (or use --force, which keeps a copy)"
+            )
+        return Change(Action.CONFLICT, path, old, None, why)
 
     def _kept_path(self, path: str, content: bytes) -> str:
         """The first of ``.vlagen/kept/PATH``, ``PATH.1``, ``PATH.2``... that is free or
@@ -256,6 +261,21 @@ class _Comparison:
             if old is not None:
                 changes.append(Change(Action.DELETE, path, old, None))
         return changes
+
+
+def _moved_to(path: str, added: Sequence[str]) -> str | None:
+    """The one newly generated path that differs from ``path`` in a single folder's name
+    (``src/old_name/env/rewards.py`` → ``src/new_name/env/rewards.py`` after a renamed
+    package), or ``None``."""
+    parts = path.split("/")
+    found = [
+        other
+        for other in added
+        if len(names := other.split("/")) == len(parts)
+        and names[-1] == parts[-1]
+        and sum(a != b for a, b in zip(names, parts, strict=True)) == 1
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def refuse(changes: Sequence[Change]) -> None:
