@@ -2,10 +2,10 @@
 
 Exit codes: 0 ok; 1 differences, stale output or a conflict with files on disk (or a bug in
 vlagen, reported in one line; ``VLAGEN_DEBUG=1`` shows its traceback); 2 invalid input or
-usage; 141 (SIGPIPE's, as a shell reports ``git log | head``) when stdout's reader goes away,
-quietly. ``targets diff`` is a report: 0 whatever it finds. No input makes it print a
-traceback. Heavy modules load inside each command, so ``vlagen --help`` imports neither
-pydantic nor jinja2 (and nothing here ever imports torch).
+usage; 130 (SIGINT's) on Ctrl-C; 141 (SIGPIPE's, as a shell reports ``git log | head``) when
+stdout's reader goes away, quietly. ``targets diff`` is a report: 0 whatever it finds. No
+input makes it print a traceback. Heavy modules load inside each command, so ``vlagen
+--help`` imports neither pydantic nor jinja2 (and nothing here ever imports torch).
 """
 
 from __future__ import annotations
