@@ -47,8 +47,10 @@ OFF_ACTION = -30.0
 def _credit(kwargs: dict[str, Any]) -> np.ndarray:
     """The workflow's credit on AReaL's token grid: decision ``d`` of episode ``i`` gets its
     return-to-go less the group's mean at ``d`` (an ended episode counts 0), over the std of
-    those differences; every token the loss trains (``loss_mask`` shifted left by one, as
-    AReaL's actor shifts it) gets its row's."""
+    those differences, then AReaL's ``(credit + reward_bias) * reward_scaling`` clipped at
+    ``reward_clip`` (the config's bound on the credit: the clip leaves it); every token the
+    loss trains (``loss_mask`` shifted left by one, as AReaL's actor shifts it) gets its
+    row's."""
     returns = [
         np.cumsum(np.asarray(r, np.float64)[::-1])[::-1]
         for r in kwargs["decision_rewards"]
@@ -58,6 +60,12 @@ def _credit(kwargs: dict[str, Any]) -> np.ndarray:
         table[i, : len(r)] = r
     centred = np.concatenate([r - table.mean(0)[: len(r)] for r in returns])
     credit = centred / (centred.std() + EPS)
+    bound = float(kwargs["reward_clip"])
+    credit = np.clip(
+        (credit + float(kwargs["reward_bias"])) * float(kwargs["reward_scaling"]),
+        -bound,
+        bound,
+    )
     mask = np.roll(kwargs["loss_mask"].double().numpy(), -1, axis=-1)
     return credit[:, None] * mask
 
@@ -65,11 +73,12 @@ def _credit(kwargs: dict[str, Any]) -> np.ndarray:
 FORMULAS: dict[str, Formula] = {
     "grpo": Formula(
         "grpo",
-        "A_d = (G_d - mean_group G_d) / (std_group (G - mean G) + 1e-6), G_d the return-to-go "
-        "from decision d (an ended episode counts 0), std over all the group's decisions, "
-        "biased (this package's workflow: group_credit); AReaL's GAE with discount 1, "
-        "lambda 1, no critic and kl_ctl 0 puts A_d on every token of decision d "
-        "(per-decision credit)",
+        "A_d = clip((c_d + reward_bias) reward_scaling, +-reward_clip), c_d = (G_d - "
+        "mean_group G_d) / (std_group (G - mean G) + 1e-6), G_d the return-to-go from decision "
+        "d (an ended episode counts 0), std over all the group's decisions, biased (this "
+        "package's workflow: group_credit), reward_clip 48.0 "
+        "(actor.reward_clip, above any c_d); AReaL's GAE with discount 1, lambda 1, no critic "
+        "and kl_ctl 0 puts A_d on every token of decision d (per-decision credit)",
         "areal/trainer/ppo/actor.py: _compute_advantages",
         _credit,
     ),
@@ -136,6 +145,7 @@ def first_decisions(
         loss_mask = data["loss_mask"].clone()
         (data["prox_logp"],) = engine.actor.compute_logp([data])
         (advantaged,) = engine.actor.compute_advantages([data])
+        actor = engine.actor
     group = [episodes[k] for k in range(n)]
     trained = advantaged["loss_mask"].bool()  # shifted: the position before each token
     decisions = [len(e.decisions) for e in group]
@@ -150,7 +160,14 @@ def first_decisions(
             tokens[d, k] = episode.decisions[d].output_tokens
             logprobs[d, k] = data["prox_logp"][row][trained[row]].float().numpy()
             advantages[d, k] = float(advantaged["advantages"][row][trained[row]][0])
-    kwargs = {"decision_rewards": [e.rewards for e in group], "loss_mask": loss_mask}
+    kwargs = {
+        "decision_rewards": [e.rewards for e in group],
+        "loss_mask": loss_mask,
+        **{
+            k: getattr(actor, k)
+            for k in ("reward_clip", "reward_bias", "reward_scaling")
+        },
+    }
     expected = FORMULAS[ALGORITHM].evaluate(kwargs)
     got = (advantaged["advantages"] * advantaged["loss_mask"]).double().numpy()
     return Decisions(
