@@ -129,6 +129,22 @@ def test_a_differing_token_or_log_prob_fails_the_check(ran: list[Decisions]) -> 
     assert failed == {"action tokens", "log-probs"}
 
 
+def test_a_token_off_the_action_tokens_fails_the_check(ran: list[Decisions]) -> None:
+    """A sampler free to leave the action tokens (AReaL's servers) is checked for it: one
+    such token fails the run, the policy's samplers are not asked."""
+    free = replace(ran[0], sampling_note="samples the whole vocabulary")
+    assert [c.passed for c in checks([free, ran[1]]) if c.name == "action range"] == [
+        True
+    ]
+    drew = replace(free, off_action_tokens=1)
+    assert [c.passed for c in checks([drew, ran[1]]) if c.name == "action range"] == [
+        False
+    ]
+    assert "action range" not in {
+        c.name for c in checks([replace(drew, sampling_note=""), ran[1]])
+    }
+
+
 def test_an_episode_that_ends_within_the_steps_is_named_not_compared() -> None:
     """Past an episode's end the frameworks part ways (an auto-reset, padding): the run
     refuses (exit 2) with the env, its seed and the decision, from the envs it saw stepped."""

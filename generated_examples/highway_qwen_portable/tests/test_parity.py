@@ -129,6 +129,43 @@ def test_a_differing_token_or_log_prob_fails_the_check(ran: list[Decisions]) -> 
     assert failed == {"action tokens", "log-probs"}
 
 
+def test_a_token_off_the_action_tokens_fails_the_check(ran: list[Decisions]) -> None:
+    """A sampler free to leave the action tokens (AReaL's servers) is checked for it: one
+    such token fails the run, the policy's samplers are not asked."""
+    free = replace(ran[0], sampling_note="samples the whole vocabulary")
+    assert [c.passed for c in checks([free, ran[1]]) if c.name == "action range"] == [
+        True
+    ]
+    drew = replace(free, off_action_tokens=1)
+    assert [c.passed for c in checks([drew, ran[1]]) if c.name == "action range"] == [
+        False
+    ]
+    assert "action range" not in {
+        c.name for c in checks([replace(drew, sampling_note=""), ran[1]])
+    }
+
+
+def test_areals_unconstrained_sampler_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AReaL's servers sample the whole vocabulary: its path runs unconstrained, and on a
+    model whose most likely token is not an action token (the tiny checkpoint without the
+    stand-in head) the run counts what it drew off the action tokens and fails."""
+    from highway_portable.parity import _own_process_state
+    from highway_portable.targets.areal import parity as areal
+
+    try:
+        areal.require()
+    except RuntimeError as missing:
+        pytest.skip(str(missing))
+    monkeypatch.setattr(areal, "OFF_ACTION", 0.0)
+    checkpoint = build_tiny(tmp_path / "tiny", seed=0)
+    with _own_process_state(), equal_starts(SEEDS):
+        drew = areal.first_decisions(checkpoint, SEEDS, 1, backend="synthetic")
+    assert drew.off_action_tokens > 0 and "whole vocabulary" in drew.sampling_note
+    assert [c.passed for c in checks([drew]) if c.name == "action range"] == [False]
+
+
 def test_an_episode_that_ends_within_the_steps_is_named_not_compared() -> None:
     """Past an episode's end the frameworks part ways (an auto-reset, padding): the run
     refuses (exit 2) with the env, its seed and the decision, from the envs it saw stepped."""

@@ -20,7 +20,9 @@ framework file it comes from, and each framework's advantages are checked agains
 documented formula, evaluated on the inputs its code received.
 
 Decisions are greedy (the most likely action token) at temperature 1: sampling would draw
-from each framework's own random stream. Each framework picks an env's start its own way;
+from each framework's own random stream. A framework whose sampler is not confined to the
+action tokens (AReaL's servers sample the whole vocabulary) runs unconstrained here too: the
+table says how many tokens it drew off them, and any fails the run. Each framework picks an env's start its own way;
 here every framework's envs start at task 0, initial state 0 and group seed ``seeds[i]``
 (set where the env core starts episodes), so that each path is given the same inputs. A
 framework that is not installed, or a target without a parity module, is reported and
@@ -110,6 +112,12 @@ class Decisions:
     #: ``(env, decision)`` of each episode that ended at a decision before the last one; the
     #: run fills it in from the envs it saw stepped, unless the path recorded it (verl).
     ended: tuple[tuple[int, int], ...] = ()
+    #: How the framework's sampler differs from the policy's (which draws among the action
+    #: tokens alone), or "": AReaL's servers sample the whole vocabulary.
+    sampling_note: str = ""
+    #: Tokens such a sampler drew off the action tokens in these decisions (each decodes to
+    #: something the policy's sampler cannot give: the run fails on any).
+    off_action_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -367,7 +375,8 @@ def _own_process_state() -> Iterator[None]:
 
 def checks(runs: Sequence[Decisions]) -> list[Check]:
     """Observations, tokens and returns equal across ``runs``, log-probs within
-    :data:`LOGPROB_TOLERANCE`, and each run's advantages its documented formula's."""
+    :data:`LOGPROB_TOLERANCE`, no token off the action tokens from a sampler that could draw
+    one, and each run's advantages its documented formula's."""
     out = []
     for a, b in itertools.pairwise(runs):
         pair = f"{a.framework} vs {b.framework}"
@@ -408,6 +417,16 @@ def checks(runs: Sequence[Decisions]) -> list[Check]:
         out.append(
             Check("returns", gap <= LOGPROB_TOLERANCE, f"{pair}: max |diff| {gap:.2e}")
         )
+    for r in runs:
+        if r.sampling_note:  # an unconstrained sampler: no token off the action tokens
+            drawn = r.off_action_tokens
+            out.append(
+                Check(
+                    "action range",
+                    drawn == 0,
+                    f"{r.framework}: {drawn} token(s) drawn off the action tokens",
+                )
+            )
     for r in runs:
         ok = r.formula_error <= FORMULA_TOLERANCE
         out.append(
@@ -462,6 +481,10 @@ def table(results: Sequence[Result], seeds: Sequence[int], steps: int) -> str:
     if notes:
         lines.append("log-probs:")
         lines += [f"  {titles[r.framework]}: {r.logprob_note}" for r in notes]
+    notes = [r for r in ran if r.sampling_note]
+    if notes:
+        lines.append("sampling:")
+        lines += [f"  {titles[r.framework]}: {r.sampling_note}" for r in notes]
     skipped = [r for r in results if isinstance(r, Skipped)]
     if skipped:
         lines.append("not run:")

@@ -5,7 +5,10 @@
 AReaL's own code on the CPU (:mod:`.cpu`): its ``WorkflowExecutor`` runs this package's
 :class:`~.workflow.VlaWorkflow` on one dataset row, a group of ``len(seeds)`` episodes of
 ``steps`` decisions, each episode in a single-env core of its own as the workflow runs them,
-against :class:`~.cpu.TinyServer` picking the most likely action token. AReaL's FSDP
+against :class:`~.cpu.TinyServer` picking the most likely token of the whole vocabulary, as
+AReaL's servers sample it (unconstrained: a token off the action tokens decodes to its
+dimension's middle, where the other targets' policies sample among the action tokens; the
+run counts them and fails on any). AReaL's FSDP
 ``PPOActor`` then scores the trajectory (``compute_logp``: the log-probs its update takes
 its ratio against) and turns the workflow's per-decision credit into token advantages
 (``compute_advantages``).
@@ -16,9 +19,10 @@ of the group starts from ``seeds[k]``, as the other targets' env ``k`` does
 
 Log-probs: AReaL's actor scores a token against the whole vocabulary, this package's policy
 (and the other targets' paths over it) against the action bins alone. The actor's output
-head here adds :data:`OFF_ACTION` to every other column, as a fine-tuned VLA puts its mass on
-the action tokens, so the two agree within float32 rounding; on a real checkpoint AReaL's
-are lower by the mass it puts off the bins.
+head, and the server's, here add :data:`OFF_ACTION` to every other column, as a fine-tuned
+VLA puts its mass on the action tokens, so the two agree within float32 rounding; on a real
+checkpoint AReaL's are lower by the mass it puts off the bins. The table gives the most
+probability a token's distribution put off them.
 """
 
 from __future__ import annotations
@@ -129,7 +133,7 @@ def first_decisions(
     from .workflow import VlaWorkflow
 
     n = len(seeds)
-    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+    server = TinyServer(checkpoint, greedy=True, off_action=OFF_ACTION)  # unconstrained
     workflow = VlaWorkflow(
         checkpoint=checkpoint, group_size=n, backend=backend, max_decisions=steps
     )
@@ -160,6 +164,7 @@ def first_decisions(
             tokens[d, k] = episode.decisions[d].output_tokens
             logprobs[d, k] = data["prox_logp"][row][trained[row]].float().numpy()
             advantages[d, k] = float(advantaged["advantages"][row][trained[row]][0])
+    drawn = sum(d.invalid_tokens for e in group for d in e.decisions[:steps])
     kwargs = {
         "decision_rewards": [e.rewards for e in group],
         "loss_mask": loss_mask,
@@ -178,6 +183,11 @@ def first_decisions(
         advantages=advantages,
         formula=FORMULAS[ALGORITHM],
         formula_error=float(np.abs(got - expected).max()),
+        sampling_note=f"AReaL's servers sample the whole vocabulary (here too): "
+        f"{drawn} token(s) off the action tokens, each decoded to its dimension's middle; at "
+        f"most {server.off_action_mass:.1e} of a token's probability lay off them",
+        off_action_tokens=drawn,
         logprob_note=f"AReaL's actor scores the whole vocabulary; its output head here adds "
-        f"{OFF_ACTION:g} off the action tokens, as a fine-tuned VLA puts its mass on them",
+        f"{OFF_ACTION:g} off the action tokens (the server's too), as a fine-tuned VLA puts "
+        "its mass on them",
     )
