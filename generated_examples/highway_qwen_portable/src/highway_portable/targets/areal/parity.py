@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from ...model.action_tokens import FIRST_TOKEN, VOCAB_END
-from ...parity import PLACE, Decisions, Formula
+from ...parity import PLACE, Decisions, Formula, hand
 from . import require_areal
 
 ALGORITHM = "grpo"
@@ -96,7 +96,8 @@ require = require_areal  #: raises a RuntimeError saying what AReaL's path lacks
 def _placed_episodes(workflow_class: type, episodes: dict[int, Any]) -> Iterator[None]:
     """Each episode the workflow starts gets its place in the group (in the order the
     workflow starts them) as :data:`PLACE`, in its own context (the worker threads it steps
-    its env in inherit it); ``episodes`` collects each place's episode."""
+    its env in inherit it); ``episodes`` collects each place's episode. Each observation the
+    workflow renders into a request to the model's server is recorded as handed to it."""
     run_episode = workflow_class.run_episode
     places = itertools.count()
 
@@ -110,7 +111,18 @@ def _placed_episodes(workflow_class: type, episodes: dict[int, Any]) -> Iterator
 
         return episode()
 
-    with mock.patch.object(workflow_class, "run_episode", placed):
+    render = workflow_class.render
+
+    def handed(self: Any, obs: Any) -> Any:
+        hand(
+            obs, 1
+        )  # what the request to the server is made of, in the episode's context
+        return render(self, obs)
+
+    with (
+        mock.patch.object(workflow_class, "run_episode", placed),
+        mock.patch.object(workflow_class, "render", handed),
+    ):
         yield
 
 
@@ -183,9 +195,9 @@ def first_decisions(
         advantages=advantages,
         formula=FORMULAS[ALGORITHM],
         formula_error=float(np.abs(got - expected).max()),
-        sampling_note=f"AReaL's servers sample the whole vocabulary (here too): "
-        f"{drawn} token(s) off the action tokens, each decoded to its dimension's middle; at "
-        f"most {server.off_action_mass:.1e} of a token's probability lay off them",
+        sampling_note=f"AReaL's servers sample the whole vocabulary (here too): {drawn} "
+        "token(s) drawn off the action tokens (its workflow decodes each to its dimension's "
+        f"middle); at most {server.off_action_mass:.1e} of a token's probability lay off them",
         off_action_tokens=drawn,
         logprob_note=f"AReaL's actor scores the whole vocabulary; its output head here adds "
         f"{OFF_ACTION:g} off the action tokens (the server's too), as a fine-tuned VLA puts "
