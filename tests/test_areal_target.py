@@ -155,3 +155,24 @@ def test_the_groups_split_follows_rollout_gpus() -> None:
     assert "the 3 training GPUs" in _errors(data)["training.groups"]
     data["training"]["groups"] = 6  # 6 % mini_batches 2 == 0 too
     assert _plan(data).target("areal").plan.train_gpus == 3
+
+
+def test_the_reward_clip_is_above_any_credit_the_workflow_gives() -> None:
+    """AReaL clips ``rewards`` (the workflow's per-decision credit) at ``actor.reward_clip``,
+    20 by default. One decision rewarded in a group of 8 episodes of 60 decisions gets a
+    credit of ``sqrt(7 * 60)``, about 20.5: the config's clip is the plan's bound instead,
+    ``max_decisions x sqrt(group_size)``, and follows the keys a spec's config block changes."""
+    data = _data()
+    data["env"]["max_episode_steps"] = 240  # 60 decisions of 4 waypoints
+    data["training"]["group_size"] = 8
+    data["training"]["groups"] = 4
+    plan = _plan(data).target("areal").plan
+    assert plan.decisions == 60 and plan.group == 8
+    worst = (7 * 60) ** 0.5  # the one-rewarded-decision group's credit
+    clip = plan.config["actor"]["reward_clip"]
+    assert clip == 170.0 and clip >= worst > 20  # ceil(60 sqrt(8))
+    assert plan.comments["actor.reward_clip"].startswith("= (vla.max_decisions")
+    data["targets"][0]["config"] = {"actor.reward_scaling": 2.0, "actor.reward_bias": -1.0}
+    assert _plan(data).target("areal").plan.config["actor"]["reward_clip"] == 342.0
+    data["targets"][0]["config"] = {"actor.reward_clip": 5.0}
+    assert _plan(data).target("areal").plan.config["actor"]["reward_clip"] == 5.0

@@ -161,7 +161,9 @@ def test_each_parity_module_imports_only_what_its_targets_modules_define() -> No
                 continue  # a module of the folder
             path = f"{folder}/{module}.py" if module else f"{folder}/__init__.py"
             defined = {
-                getattr(n, "name", None) or getattr(getattr(n, "targets", [None])[0], "id", None)
+                getattr(n, "name", None)
+                or getattr(getattr(n, "targets", [None])[0], "id", None)
+                or getattr(getattr(n, "target", None), "id", None)  # annotated
                 for n in ast.parse(tree[path].content).body
             }
             assert name in defined, f"{framework}/parity.py imports {name} from .{module}"

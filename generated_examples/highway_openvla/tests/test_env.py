@@ -220,6 +220,22 @@ def test_one_group_seed_task_and_state_give_one_start() -> None:
             env.reset(group_seeds=[-1])
 
 
+def test_the_stand_ins_frames_follow_the_actions_taken() -> None:
+    """Envs started alike that take other actions see other frames from then on (each
+    camera's), and the same actions the same frames: a path that acted otherwise shows in
+    the observations, not in the rewards alone."""
+    with core() as env:
+        env.reset(task_ids=[0], state_ids=[0], group_seeds=[5, 5, 5])
+        chunk = random_actions(1)
+        chunk[2] = chunk[0]
+        chunk[1] = -chunk[0]
+        obs = env.step(chunk)[0]
+        for cam in SPEC.env.cameras:
+            frames = obs[cam.name]
+            np.testing.assert_array_equal(frames[0], frames[2])
+            assert not np.array_equal(frames[0], frames[1]), cam.name
+
+
 def test_reset_chooses_envs_tasks_and_states() -> None:
     with core() as env:
         env.reset()

@@ -10,6 +10,7 @@ formula gives them, from the framework file it names.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import tempfile
@@ -127,6 +128,93 @@ def test_a_differing_token_or_log_prob_fails_the_check(ran: list[Decisions]) -> 
     broken = [ran[0], replace(ran[1], tokens=tokens, logprobs=logprobs)]
     failed = {c.name for c in checks(broken) if not c.passed}
     assert failed == {"action tokens", "log-probs"}
+
+
+def test_what_the_model_is_handed_is_recorded_where_it_is_handed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The observation column digests what a framework's code hands the model, not what the
+    env core returned: a path whose model is handed other frames than its envs returned
+    (here every frame inverted after the core's recorder saw it) fails the run's check."""
+    from highway_portable import parity
+    from highway_portable.env.core import VecEnv
+
+    target = next(
+        (
+            t
+            for t in TARGETS
+            if t.has_module
+            and t.framework != "verl"
+            and importlib.util.find_spec(t.framework)
+        ),
+        None,
+    )
+    if target is None:
+        pytest.skip("no framework whose envs run in this process is installed")
+    starts = parity.equal_starts
+
+    @contextlib.contextmanager
+    def inverted(seeds):
+        with starts(seeds) as recorder:
+            reset, step = VecEnv.reset, VecEnv.step
+
+            def invert(out):
+                obs = dict(out[0])
+                for cam in SPEC.env.cameras:
+                    obs[cam.name] = 255 - np.asarray(obs[cam.name])
+                return (obs, *out[1:])
+
+            VecEnv.reset = lambda self, *a, **k: invert(reset(self, *a, **k))
+            VecEnv.step = lambda self, *a, **k: invert(step(self, *a, **k))
+            try:
+                yield recorder
+            finally:
+                VecEnv.reset, VecEnv.step = reset, step
+
+    monkeypatch.setattr(parity, "TARGETS", (target,))
+    monkeypatch.setattr(parity, "equal_starts", inverted)
+    checkpoint = build_tiny(tmp_path / "tiny", seed=0)
+    (result,) = run(checkpoint, SEEDS, 1, backend="synthetic")
+    assert isinstance(result, Decisions), result
+    assert result.observations[0] != result.env_observations[0]
+    assert [c.passed for c in checks([result]) if c.name == "model inputs"] == [False]
+
+
+def test_a_token_off_the_action_tokens_fails_the_check(ran: list[Decisions]) -> None:
+    """A sampler free to leave the action tokens (AReaL's servers) is checked for it: one
+    such token fails the run, the policy's samplers are not asked."""
+    free = replace(ran[0], sampling_note="samples the whole vocabulary")
+    assert [c.passed for c in checks([free, ran[1]]) if c.name == "action range"] == [
+        True
+    ]
+    drew = replace(free, off_action_tokens=1)
+    assert [c.passed for c in checks([drew, ran[1]]) if c.name == "action range"] == [
+        False
+    ]
+    assert "action range" not in {
+        c.name for c in checks([replace(drew, sampling_note=""), ran[1]])
+    }
+
+
+def test_areals_unconstrained_sampler_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AReaL's servers sample the whole vocabulary: its path runs unconstrained, and on a
+    model whose most likely token is not an action token (the tiny checkpoint without the
+    stand-in head) the run counts what it drew off the action tokens and fails."""
+    from highway_portable.parity import _own_process_state
+    from highway_portable.targets.areal import parity as areal
+
+    try:
+        areal.require()
+    except RuntimeError as missing:
+        pytest.skip(str(missing))
+    monkeypatch.setattr(areal, "OFF_ACTION", 0.0)
+    checkpoint = build_tiny(tmp_path / "tiny", seed=0)
+    with _own_process_state(), equal_starts(SEEDS):
+        drew = areal.first_decisions(checkpoint, SEEDS, 1, backend="synthetic")
+    assert drew.off_action_tokens > 0 and "whole vocabulary" in drew.sampling_note
+    assert [c.passed for c in checks([drew]) if c.name == "action range"] == [False]
 
 
 def test_an_episode_that_ends_within_the_steps_is_named_not_compared() -> None:

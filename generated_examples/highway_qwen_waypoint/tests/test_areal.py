@@ -191,6 +191,30 @@ def test_credit_is_the_return_to_go_against_the_group_at_each_decision() -> None
     np.testing.assert_array_equal(np.concatenate(same), 0.0)  # nothing to prefer
 
 
+def test_the_configs_reward_clip_is_above_the_worst_credit(tmp_path: Path) -> None:
+    """AReaL's actor clips each row's reward (the credit) at ``actor.reward_clip``: no group of
+    ``vla.group_size`` episodes of up to ``vla.max_decisions`` decisions reaches it (one
+    decision rewarded in the group, or one long episode against short ones)."""
+    config = _load(tmp_path)
+    n, d = config.vla.group_size, config.vla.max_decisions
+    one = [Episode([_decision(float(i == k == 0)) for k in range(d)]) for i in range(n)]
+    long = [Episode([_decision(1.0)])] * (n - 1) + [
+        Episode([_decision(float(k in (0, d - 1))) for k in range(d)])
+    ]
+    rng = np.random.default_rng(0)
+    ragged = [
+        Episode([_decision(r) for r in rng.normal(size=rng.integers(1, d + 1))])
+        for _ in range(n)
+    ]
+    for group in (one, long, ragged):
+        worst = max(np.abs(np.concatenate(group_credit(group))).max(), 0.0)
+        assert worst < config.actor.reward_clip, (worst, config.actor.reward_clip)
+    assert (
+        config.actor.reward_clip >= d * n**0.5
+    )  # the plan's bound, whatever the rewards
+    assert config.actor.reward_bias == 0.0 and config.actor.reward_scaling == 1.0
+
+
 def test_the_dataset_cycles_the_catalogue_with_fresh_seeds(tmp_path: Path) -> None:
     from datasets import load_from_disk
 

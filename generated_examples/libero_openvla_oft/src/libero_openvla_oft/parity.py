@@ -9,10 +9,13 @@ For the first ``--steps`` decisions of one group of envs (env ``i`` starts from
 ``seeds[i]``), each target's ``targets/<framework>/parity.py`` runs that framework's own
 code over this package on the CPU (its env wrapper, rollout and log-prob code, and its
 advantage code on the rewards that come back) and returns its :class:`Decisions`. The table
-shows, per decision, env and target: a digest of the observation, the action tokens (the
-first six of a longer decision), their log-probs (summed over the decision's tokens), each
-env's return over the decisions and its advantage at that decision. Equal inputs must give equal observations, tokens and returns,
-and log-probs within :data:`LOGPROB_TOLERANCE`; any other outcome exits 1.
+shows, per decision, env and target: a digest of the observation the framework's code
+handed the model (recorded where it hands it: :func:`handed_to_model`), the action tokens
+(the first six of a longer decision), their log-probs (summed over the decision's tokens),
+each env's return over the decisions and its advantage at that decision. Each framework's
+model must be handed what its envs returned, env by env; equal inputs must give equal
+observations, tokens and returns, and log-probs within :data:`LOGPROB_TOLERANCE`; any other
+outcome exits 1.
 
 Advantages are each framework's own: where two frameworks' algorithms differ (or an
 algorithm of one name differs between them), the table names each formula and the
@@ -20,7 +23,9 @@ framework file it comes from, and each framework's advantages are checked agains
 documented formula, evaluated on the inputs its code received.
 
 Decisions are greedy (the most likely action token) at temperature 1: sampling would draw
-from each framework's own random stream. Each framework picks an env's start its own way;
+from each framework's own random stream. A framework whose sampler is not confined to the
+action tokens (AReaL's servers sample the whole vocabulary) runs unconstrained here too: the
+table says how many tokens it drew off them, and any fails the run. Each framework picks an env's start its own way;
 here every framework's envs start at task 0, initial state 0 and group seed ``seeds[i]``
 (set where the env core starts episodes), so that each path is given the same inputs. A
 framework that is not installed, or a target without a parity module, is reported and
@@ -41,7 +46,7 @@ import sys
 import tempfile
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,6 +57,9 @@ from .env.core import VecEnv
 LOGPROB_TOLERANCE = 1e-5  #: float32 log-probs of one token, between two frameworks
 FORMULA_TOLERANCE = 1e-5  #: a framework's advantages against its documented formula
 DIGEST = 12  #: hex digits of an observation's digest
+#: What the model reads of an observation, the digest's keys: its cameras, its state when the
+#: prompt carries it, and the task.
+MODEL_KEYS = ("agentview", "task")
 
 
 @dataclass(frozen=True)
@@ -97,9 +105,13 @@ class Decisions:
     formula: Formula
     #: Largest ``|advantage - formula|`` over the advantage function's whole output.
     formula_error: float
-    #: ``[steps][envs]`` digests; the run fills them in from the envs it saw stepped, unless a
-    #: path whose envs run in another process (verl's simulator process) recorded them there.
+    #: ``[steps][envs]`` digests of the observations the framework's code handed the model
+    #: (:func:`handed_to_model`); the run fills them in.
     observations: tuple[tuple[str, ...], ...] = field(default=())
+    #: ``[steps][envs]`` digests of the observations the env core returned at the decisions;
+    #: the run fills them in from the envs it saw stepped, unless a path whose envs run in
+    #: another process (verl's simulator process) recorded them there.
+    env_observations: tuple[tuple[str, ...], ...] = field(default=())
     #: How the rewards the framework's advantage code received differ from ``returns`` (the
     #: env's, as its env wrapper passed them on), naming the framework's code; "" where not.
     reward_note: str = ""
@@ -108,6 +120,12 @@ class Decisions:
     #: ``(env, decision)`` of each episode that ended at a decision before the last one; the
     #: run fills it in from the envs it saw stepped, unless the path recorded it (verl).
     ended: tuple[tuple[int, int], ...] = ()
+    #: How the framework's sampler differs from the policy's (which draws among the action
+    #: tokens alone), or "": AReaL's servers sample the whole vocabulary.
+    sampling_note: str = ""
+    #: Tokens such a sampler drew off the action tokens in these decisions (each decodes to
+    #: something the policy's sampler cannot give: the run fails on any).
+    off_action_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -214,19 +232,99 @@ class Recorder:
         )
 
 
-def digest(obs: dict[str, Any], i: int) -> str:
-    """A short digest of env ``i``'s observation: every camera, state and text of it."""
+def digest(obs: Mapping[str, Any], i: int) -> str:
+    """A short digest of env ``i``'s observation as the model reads it (:data:`MODEL_KEYS`:
+    each camera's frame, the state as float32, the task); a key the observation lacks is
+    digested as missing."""
     hasher = hashlib.sha256()
-    for key in sorted(obs):
-        value = obs[key][i]
+    for key in MODEL_KEYS:
         hasher.update(key.encode())
+        if key not in obs or obs[key] is None:
+            hasher.update(b"missing")
+            continue
+        value = obs[key][i]
         if isinstance(value, str):
             hasher.update(value.encode())
         else:
-            array = np.ascontiguousarray(value)
+            array = np.ascontiguousarray(np.asarray(value))
+            if key == "state":
+                array = array.astype(np.float32)
             hasher.update(f"{array.dtype}{array.shape}".encode())
             hasher.update(array.tobytes())
     return hasher.hexdigest()[:DIGEST]
+
+
+# -- what each framework hands its model -------------------------------------------------------
+
+
+class Handed:
+    """The digests of the observations a framework's code handed to the model, each env's in
+    order: a batch of the group's envs per decision, or, under :data:`PLACE`, one episode's."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []  #: per call, per row
+        self.placed: dict[int, list[str]] = {}  #: per episode's place in the group
+
+    def add(self, obs: Mapping[str, Any], rows: int) -> None:
+        place = PLACE.get()
+        if place is None:
+            self.batches.append([digest(obs, i) for i in range(rows)])
+        else:  # one episode's env: one row
+            self.placed.setdefault(place, []).extend(
+                digest(obs, i) for i in range(rows)
+            )
+
+    def first_decisions(self, steps: int, envs: int) -> tuple[tuple[str, ...], ...]:
+        """``[steps][envs]`` digests: decision ``s`` of env ``e`` is row ``e`` of the ``s``-th
+        batch (or the ``s``-th of episode ``e``); "-" where none was handed."""
+        if self.placed:
+            rows = [self.placed.get(e, []) for e in range(envs)]
+        else:
+            rows = [[b[e] for b in self.batches if e < len(b)] for e in range(envs)]
+        if not any(rows):
+            raise RuntimeError(
+                "the framework's path handed no observation to the model"
+            )
+        return tuple(
+            tuple(row[s] if s < len(row) else "-" for row in rows) for s in range(steps)
+        )
+
+
+_HANDED: list[Handed] = []  #: the recorder of the path running now, if any
+
+
+def hand(obs: Mapping[str, Any], rows: int) -> None:
+    """Record that a framework's code handed the model ``rows`` envs of ``obs`` (canonical
+    keys), where it does not go through :meth:`Policy.act <.model.policy.Policy.act>`: a
+    target's parity module calls it at that point (siiRL's ``process_input``, AReaL's
+    request). Nothing outside a parity run."""
+    if _HANDED:
+        _HANDED[-1].add(obs, rows)
+
+
+@contextlib.contextmanager
+def handed_to_model() -> Iterator[Handed]:
+    """While it lasts, every observation handed to :meth:`Policy.act
+    <.model.policy.Policy.act>` (RLinf's and verl's rollouts hand theirs there) or to
+    :func:`hand` is recorded."""
+    from .model.policy import Policy
+
+    recorder = Handed()
+    act = Policy.act
+
+    def recorded_act(
+        self: Policy, obs: Mapping[str, Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        recorder.add(obs, len(obs["task"]))
+        return act(self, obs, *args, **kwargs)
+
+    _HANDED.append(recorder)
+    Policy.act = recorded_act
+    try:
+        yield recorder
+    finally:
+        Policy.act = act
+        _HANDED.remove(recorder)
 
 
 @contextlib.contextmanager
@@ -312,10 +410,15 @@ def run(
             out.append(Skipped(target, str(missing)))
             continue
         try:
-            with _own_process_state(), equal_starts(seeds) as recorder:
+            with (
+                _own_process_state(),
+                equal_starts(seeds) as recorder,
+                handed_to_model() as handed,
+            ):
                 decisions = module.first_decisions(
                     checkpoint, seeds, steps, backend=backend
                 )
+                model_side = handed.first_decisions(steps, len(seeds))
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - this target's failure
             # (SystemExit: a framework's launch entry, as Hydra's, exits on an error)
             traceback.print_exc()
@@ -327,11 +430,12 @@ def run(
                 decisions, ended=recorder.ended(first, steps, len(seeds))
             )
         if (
-            not decisions.observations
+            not decisions.env_observations
         ):  # a path whose envs ran elsewhere records them there
             decisions = replace(
-                decisions, observations=recorder.first_decisions(steps, len(seeds))
+                decisions, env_observations=recorder.first_decisions(steps, len(seeds))
             )
+        decisions = replace(decisions, observations=model_side)
         if decisions.ended:
             raise ParityError(_ended(decisions.ended, seeds, steps))
         out.append(decisions)
@@ -364,9 +468,20 @@ def _own_process_state() -> Iterator[None]:
 
 
 def checks(runs: Sequence[Decisions]) -> list[Check]:
-    """Observations, tokens and returns equal across ``runs``, log-probs within
-    :data:`LOGPROB_TOLERANCE`, and each run's advantages its documented formula's."""
+    """Each run's model handed what its envs returned; observations (as handed to the model),
+    tokens and returns equal across ``runs``, log-probs within
+    :data:`LOGPROB_TOLERANCE`, no token off the action tokens from a sampler that could draw
+    one, and each run's advantages its documented formula's."""
     out = []
+    for r in runs:
+        same = r.observations == r.env_observations
+        out.append(
+            Check(
+                "model inputs",
+                same,
+                f"{r.framework}: the model was handed {'what' if same else 'other than what'} the envs returned",
+            )
+        )
     for a, b in itertools.pairwise(runs):
         pair = f"{a.framework} vs {b.framework}"
         same_obs = a.observations == b.observations
@@ -406,6 +521,16 @@ def checks(runs: Sequence[Decisions]) -> list[Check]:
         out.append(
             Check("returns", gap <= LOGPROB_TOLERANCE, f"{pair}: max |diff| {gap:.2e}")
         )
+    for r in runs:
+        if r.sampling_note:  # an unconstrained sampler: no token off the action tokens
+            drawn = r.off_action_tokens
+            out.append(
+                Check(
+                    "action range",
+                    drawn == 0,
+                    f"{r.framework}: {drawn} token(s) drawn off the action tokens",
+                )
+            )
     for r in runs:
         ok = r.formula_error <= FORMULA_TOLERANCE
         out.append(
@@ -460,6 +585,10 @@ def table(results: Sequence[Result], seeds: Sequence[int], steps: int) -> str:
     if notes:
         lines.append("log-probs:")
         lines += [f"  {titles[r.framework]}: {r.logprob_note}" for r in notes]
+    notes = [r for r in ran if r.sampling_note]
+    if notes:
+        lines.append("sampling:")
+        lines += [f"  {titles[r.framework]}: {r.sampling_note}" for r in notes]
     skipped = [r for r in results if isinstance(r, Skipped)]
     if skipped:
         lines.append("not run:")

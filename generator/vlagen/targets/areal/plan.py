@@ -3,6 +3,7 @@ keys it derives and where each came from, and what the templates lay out."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -189,6 +190,11 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         },
     }
     own = set_keys(config, spec.targets[index].config)
+    clip = ()
+    bound = credit_bound(config)  # from the keys the spec's config block may change
+    if "actor.reward_clip" not in own and bound is not None:
+        config["actor"]["reward_clip"] = bound
+        clip = (Derived("actor.reward_clip", config["actor"]["reward_clip"], CLIP_SOURCE),)
     require_fits(config_problems(config), "AReaL config does not match GRPOConfig")
     return ArealPlan(
         tokens=tokens,
@@ -199,7 +205,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
         image_tokens=images,
         row_tokens=row,
         config=config,
-        derived=derived_batch(spec, index),
+        derived=(*derived_batch(spec, index), *clip),
         own=own,
     )
 
@@ -212,6 +218,37 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
         Derived("actor.optimizer.lr", t.learning_rate, "training.learning_rate"),
         Derived("seed", t.seed, "training.seed"),
     )
+
+
+#: Where ``actor.reward_clip`` comes from, the config's comment (:func:`credit_bound`).
+CLIP_SOURCE = (
+    "(vla.max_decisions x sqrt(vla.group_size) + |reward_bias|) x |reward_scaling|, "
+    "above any credit"
+)
+
+
+def credit_bound(config: Mapping[str, Any]) -> float | None:
+    """A bound on what AReaL's actor clips: ``(credit + reward_bias) * reward_scaling``,
+    rounded up, for the workflow's per-decision credit (``group_credit``).
+
+    The credit of a group of ``N`` episodes, ``M <= N * D`` decisions in all, is ``x / (s +
+    eps)``: ``x`` each decision's return-to-go less the group's mean at its index, ``s``
+    their (biased) standard deviation over the ``M``. Every episode makes a first decision,
+    so the ``N`` values at index 0 sum to 0, and the mean ``m`` of all ``M`` is the sum of
+    the other ``M - N`` over ``M``: by Cauchy-Schwarz ``m^2 <= (M - N) / M^2 * sum x^2``, so
+    ``s^2 = sum x^2 / M - m^2 >= N / M^2 * sum x^2`` and ``|x| / s <= M / sqrt(N) <= D *
+    sqrt(N)``. AReaL's default (20) is below it on long episodes (one decision rewarded in a
+    group of 8 over 60 decisions already gives ``sqrt(7 * 60) > 20``), and a clipped credit
+    is no longer the group's comparison. None where a spec's config block set one of those
+    keys to a non-number (:func:`config_problems` says so).
+    """
+    vla, actor = config["vla"], config["actor"]
+    keys = (vla["max_decisions"], vla["group_size"], actor["reward_bias"], actor["reward_scaling"])
+    if not all(isinstance(k, int | float) and not isinstance(k, bool) for k in keys):
+        return None
+    credit = int(vla["max_decisions"]) * math.sqrt(int(vla["group_size"]))
+    bound = (credit + abs(float(actor["reward_bias"]))) * abs(float(actor["reward_scaling"]))
+    return float(math.ceil(bound))
 
 
 def derived_batch(spec: Spec, index: int) -> tuple[Derived, ...]:

@@ -5,7 +5,10 @@
 Every test of this package runs on it, so it is cheap: camera frames come from a small bank
 of seeded random images shared by all instances in a process, and the scripted dynamics are
 a few vector operations. The episode's seed picks its first frame and every step draws the
-next one (a frame counting steps would stand still under action chunks of the bank's size). An episode draws a target control; the reward is how close the
+next one (a frame counting steps would stand still under action chunks of the bank's size),
+its pixels shifted by a code of every control taken so far: two episodes that took other
+actions see other frames (the parity run's digests show where paths part). An episode
+draws a target control; the reward is how close the
 normalized control is to it. The episode succeeds (terminates) when the control comes within
 ``SUCCESS_RADIUS`` of the target, collides (terminates) with a small seeded probability, and
 otherwise runs until the core's time limit or the scripted horizon.
@@ -13,6 +16,7 @@ otherwise runs until the core's time limit or the scripted horizon.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 
 import numpy as np
@@ -31,6 +35,13 @@ COMMANDS = ("go straight", "turn left", "turn right")
 def _frames(height: int, width: int) -> np.ndarray:
     rng = np.random.default_rng([height, width])
     return rng.integers(0, 256, size=(BANK_SIZE, height, width, 3), dtype=np.uint8)
+
+
+def _trace(trace: int, normalized: np.ndarray) -> int:
+    """The next code of the controls taken, 0..255: ``trace`` and one control, normalized,
+    in steps of 1/4096 (finer than 256 action bins over [-1, 1]), hashed."""
+    steps = np.round(np.clip(normalized, -2.0, 2.0) * 4096).astype("<i8")
+    return hashlib.blake2b(bytes([trace]) + steps.tobytes(), digest_size=1).digest()[0]
 
 
 def check() -> None:
@@ -61,6 +72,7 @@ class SyntheticBackend:
         self._t = 0
         self._offset = 0
         self._frame = 0
+        self._trace = 0  #: a code of the controls taken, 0..255: added to every pixel
         self._horizon = 1
         self._target = np.zeros(actions.CONTROL_SHAPE, dtype=np.float32)
         self._ego = np.zeros(4)
@@ -70,6 +82,7 @@ class SyntheticBackend:
         self._t = 0
         self._offset = int(self._rng.integers(BANK_SIZE))
         self._frame = self._offset
+        self._trace = 0
         self._horizon = int(self._rng.integers(4, 2 * SPEC.env.max_episode_steps))
         self._target = self._rng.uniform(-1, 1, actions.CONTROL_SHAPE).astype(
             np.float32
@@ -84,6 +97,7 @@ class SyntheticBackend:
         success = distance < SUCCESS_RADIUS
         collision = bool(self._rng.random() < COLLISION_PROBABILITY)
         self._frame = int(self._rng.integers(BANK_SIZE))
+        self._trace = _trace(self._trace, normalized)
         info = {
             "success": success,
             "collision": collision,
@@ -102,8 +116,10 @@ class SyntheticBackend:
         return 2.0 * (control - self.control_low) / span - 1.0
 
     def _observe(self) -> Obs:
+        shift = np.uint8(self._trace)
         obs: Obs = {
             cam.name: _frames(cam.height, cam.width)[self._frame]
+            + shift  # wraps at 256
             for cam in SPEC.env.cameras
         }
         if SPEC.env.state_dim:

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from ...model import Preprocessor
+from ...model.action_tokens import FIRST_TOKEN, VOCAB_END
 from . import import_areal
 
 #: Packed-text keywords AReaL's FSDP engine passes to the model; transformers past AReaL's
@@ -54,9 +55,12 @@ class TinyServer:
     """Stand-in for AReaL's inference servers (see the module docstring).
 
     ``allowed``: the id range ``[low, high)`` it may emit, as a server with a constrained
-    sampler would; None: the whole vocabulary, as AReaL's servers sample. ``greedy``: the
-    most likely token instead of a sample. It counts the requests in flight at once, the
-    evidence that episodes overlap.
+    sampler would; None: the whole vocabulary, as AReaL's servers sample. ``off_action``:
+    added to every logit off the action tokens before sampling (a stand-in for a fine-tuned
+    VLA's mass on them; the sampler stays unconstrained). ``greedy``: the most likely token
+    instead of a sample. It counts the requests in flight at once, the evidence that
+    episodes overlap, and keeps the largest probability a token's distribution put off the
+    action tokens (``off_action_mass``).
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class TinyServer:
         checkpoint: str,
         allowed: tuple[int, int] | None = None,
         greedy: bool = False,
+        off_action: float = 0.0,
     ) -> None:
         from transformers import AutoModelForImageTextToText
 
@@ -71,10 +76,11 @@ class TinyServer:
             checkpoint, dtype=torch.float32
         ).eval()
         self.pre = Preprocessor.from_checkpoint(checkpoint)
-        self.allowed, self.greedy = allowed, greedy
+        self.allowed, self.greedy, self.off_action = allowed, greedy, off_action
         self.version = 0
         self.lock = threading.Lock()
         self.in_flight = self.max_in_flight = self.requests = 0
+        self.off_action_mass = 0.0
 
     def get_version(self) -> int:
         return self.version
@@ -112,7 +118,10 @@ class TinyServer:
         # which tokens are the image's: Qwen-VL's 3-D positions come from them
         types = (ids == self.pre.image_token_id).long()
         count = request.gconfig.max_new_tokens
-        processors = LogitsProcessorList([self._constrain] if self.allowed else [])
+        processors = LogitsProcessorList(
+            [self._shift] * bool(self.off_action)
+            + [self._constrain] * bool(self.allowed)
+        )
         sampling = (
             {}
             if self.greedy
@@ -136,7 +145,18 @@ class TinyServer:
         tokens = out.sequences[0, ids.shape[1] :]
         scores = torch.stack(out.scores, dim=1)[0].float().log_softmax(-1)
         logprobs = scores.gather(-1, tokens[:, None])[:, 0]
+        outside = torch.cat([scores[:, :FIRST_TOKEN], scores[:, VOCAB_END:]], dim=-1)
+        off = float(
+            outside.logsumexp(-1).exp().max()
+        )  # P(a non-action token), per token
+        with self.lock:
+            self.off_action_mass = max(self.off_action_mass, off)
         return tokens.tolist(), logprobs.tolist()
+
+    def _shift(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        column = torch.arange(scores.shape[-1], device=scores.device)
+        off = (column < FIRST_TOKEN) | (column >= VOCAB_END)
+        return scores + self.off_action * off.to(scores.dtype)
 
     def _constrain(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         low, high = self.allowed

@@ -5,7 +5,10 @@
 AReaL's own code on the CPU (:mod:`.cpu`): its ``WorkflowExecutor`` runs this package's
 :class:`~.workflow.VlaWorkflow` on one dataset row, a group of ``len(seeds)`` episodes of
 ``steps`` decisions, each episode in a single-env core of its own as the workflow runs them,
-against :class:`~.cpu.TinyServer` picking the most likely action token. AReaL's FSDP
+against :class:`~.cpu.TinyServer` picking the most likely token of the whole vocabulary, as
+AReaL's servers sample it (unconstrained: a token off the action tokens decodes to its
+dimension's middle, where the other targets' policies sample among the action tokens; the
+run counts them and fails on any). AReaL's FSDP
 ``PPOActor`` then scores the trajectory (``compute_logp``: the log-probs its update takes
 its ratio against) and turns the workflow's per-decision credit into token advantages
 (``compute_advantages``).
@@ -16,9 +19,10 @@ of the group starts from ``seeds[k]``, as the other targets' env ``k`` does
 
 Log-probs: AReaL's actor scores a token against the whole vocabulary, this package's policy
 (and the other targets' paths over it) against the action bins alone. The actor's output
-head here adds :data:`OFF_ACTION` to every other column, as a fine-tuned VLA puts its mass on
-the action tokens, so the two agree within float32 rounding; on a real checkpoint AReaL's
-are lower by the mass it puts off the bins.
+head, and the server's, here add :data:`OFF_ACTION` to every other column, as a fine-tuned
+VLA puts its mass on the action tokens, so the two agree within float32 rounding; on a real
+checkpoint AReaL's are lower by the mass it puts off the bins. The table gives the most
+probability a token's distribution put off them.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import numpy as np
 import torch
 
 from ...model.action_tokens import FIRST_TOKEN, VOCAB_END
-from ...parity import PLACE, Decisions, Formula
+from ...parity import PLACE, Decisions, Formula, hand
 from . import require_areal
 
 ALGORITHM = "grpo"
@@ -47,8 +51,10 @@ OFF_ACTION = -30.0
 def _credit(kwargs: dict[str, Any]) -> np.ndarray:
     """The workflow's credit on AReaL's token grid: decision ``d`` of episode ``i`` gets its
     return-to-go less the group's mean at ``d`` (an ended episode counts 0), over the std of
-    those differences; every token the loss trains (``loss_mask`` shifted left by one, as
-    AReaL's actor shifts it) gets its row's."""
+    those differences, then AReaL's ``(credit + reward_bias) * reward_scaling`` clipped at
+    ``reward_clip`` (the config's bound on the credit: the clip leaves it); every token the
+    loss trains (``loss_mask`` shifted left by one, as AReaL's actor shifts it) gets its
+    row's."""
     returns = [
         np.cumsum(np.asarray(r, np.float64)[::-1])[::-1]
         for r in kwargs["decision_rewards"]
@@ -58,6 +64,12 @@ def _credit(kwargs: dict[str, Any]) -> np.ndarray:
         table[i, : len(r)] = r
     centred = np.concatenate([r - table.mean(0)[: len(r)] for r in returns])
     credit = centred / (centred.std() + EPS)
+    bound = float(kwargs["reward_clip"])
+    credit = np.clip(
+        (credit + float(kwargs["reward_bias"])) * float(kwargs["reward_scaling"]),
+        -bound,
+        bound,
+    )
     mask = np.roll(kwargs["loss_mask"].double().numpy(), -1, axis=-1)
     return credit[:, None] * mask
 
@@ -65,11 +77,12 @@ def _credit(kwargs: dict[str, Any]) -> np.ndarray:
 FORMULAS: dict[str, Formula] = {
     "grpo": Formula(
         "grpo",
-        "A_d = (G_d - mean_group G_d) / (std_group (G - mean G) + 1e-6), G_d the return-to-go "
-        "from decision d (an ended episode counts 0), std over all the group's decisions, "
-        "biased (this package's workflow: group_credit); AReaL's GAE with discount 1, "
-        "lambda 1, no critic and kl_ctl 0 puts A_d on every token of decision d "
-        "(per-decision credit)",
+        "A_d = clip((c_d + reward_bias) reward_scaling, +-reward_clip), c_d = (G_d - "
+        "mean_group G_d) / (std_group (G - mean G) + 1e-6), G_d the return-to-go from decision "
+        "d (an ended episode counts 0), std over all the group's decisions, biased (this "
+        "package's workflow: group_credit), reward_clip 48.0 "
+        "(actor.reward_clip, above any c_d); AReaL's GAE with discount 1, lambda 1, no critic "
+        "and kl_ctl 0 puts A_d on every token of decision d (per-decision credit)",
         "areal/trainer/ppo/actor.py: _compute_advantages",
         _credit,
     ),
@@ -83,7 +96,8 @@ require = require_areal  #: raises a RuntimeError saying what AReaL's path lacks
 def _placed_episodes(workflow_class: type, episodes: dict[int, Any]) -> Iterator[None]:
     """Each episode the workflow starts gets its place in the group (in the order the
     workflow starts them) as :data:`PLACE`, in its own context (the worker threads it steps
-    its env in inherit it); ``episodes`` collects each place's episode."""
+    its env in inherit it); ``episodes`` collects each place's episode. Each observation the
+    workflow renders into a request to the model's server is recorded as handed to it."""
     run_episode = workflow_class.run_episode
     places = itertools.count()
 
@@ -97,7 +111,18 @@ def _placed_episodes(workflow_class: type, episodes: dict[int, Any]) -> Iterator
 
         return episode()
 
-    with mock.patch.object(workflow_class, "run_episode", placed):
+    render = workflow_class.render
+
+    def handed(self: Any, obs: Any) -> Any:
+        hand(
+            obs, 1
+        )  # what the request to the server is made of, in the episode's context
+        return render(self, obs)
+
+    with (
+        mock.patch.object(workflow_class, "run_episode", placed),
+        mock.patch.object(workflow_class, "render", handed),
+    ):
         yield
 
 
@@ -120,7 +145,7 @@ def first_decisions(
     from .workflow import VlaWorkflow
 
     n = len(seeds)
-    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+    server = TinyServer(checkpoint, greedy=True, off_action=OFF_ACTION)  # unconstrained
     workflow = VlaWorkflow(
         checkpoint=checkpoint, group_size=n, backend=backend, max_decisions=steps
     )
@@ -136,6 +161,7 @@ def first_decisions(
         loss_mask = data["loss_mask"].clone()
         (data["prox_logp"],) = engine.actor.compute_logp([data])
         (advantaged,) = engine.actor.compute_advantages([data])
+        actor = engine.actor
     group = [episodes[k] for k in range(n)]
     trained = advantaged["loss_mask"].bool()  # shifted: the position before each token
     decisions = [len(e.decisions) for e in group]
@@ -150,7 +176,15 @@ def first_decisions(
             tokens[d, k] = episode.decisions[d].output_tokens
             logprobs[d, k] = data["prox_logp"][row][trained[row]].float().numpy()
             advantages[d, k] = float(advantaged["advantages"][row][trained[row]][0])
-    kwargs = {"decision_rewards": [e.rewards for e in group], "loss_mask": loss_mask}
+    drawn = sum(d.invalid_tokens for e in group for d in e.decisions[:steps])
+    kwargs = {
+        "decision_rewards": [e.rewards for e in group],
+        "loss_mask": loss_mask,
+        **{
+            k: getattr(actor, k)
+            for k in ("reward_clip", "reward_bias", "reward_scaling")
+        },
+    }
     expected = FORMULAS[ALGORITHM].evaluate(kwargs)
     got = (advantaged["advantages"] * advantaged["loss_mask"]).double().numpy()
     return Decisions(
@@ -161,6 +195,11 @@ def first_decisions(
         advantages=advantages,
         formula=FORMULAS[ALGORITHM],
         formula_error=float(np.abs(got - expected).max()),
+        sampling_note=f"AReaL's servers sample the whole vocabulary (here too): {drawn} "
+        "token(s) drawn off the action tokens (its workflow decodes each to its dimension's "
+        f"middle); at most {server.off_action_mass:.1e} of a token's probability lay off them",
+        off_action_tokens=drawn,
         logprob_note=f"AReaL's actor scores the whole vocabulary; its output head here adds "
-        f"{OFF_ACTION:g} off the action tokens, as a fine-tuned VLA puts its mass on them",
+        f"{OFF_ACTION:g} off the action tokens (the server's too), as a fine-tuned VLA puts "
+        "its mass on them",
     )

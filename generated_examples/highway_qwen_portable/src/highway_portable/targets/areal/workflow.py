@@ -35,6 +35,9 @@ less the group's mean return-to-go at the same decision index, over the group's 
 deviation (:func:`group_credit`): GRPO's comparison of rollouts from one start, per decision.
 AReaL's own group normalization (``actor.reward_norm``) is off: it takes runs of
 ``group_size`` consecutive rows, and a group's episodes give a variable number of rows.
+AReaL clips each row's reward at ``actor.reward_clip`` (20 by default, which a long
+episode's credit can pass); the config sets it to a bound no credit reaches,
+``max_decisions x sqrt(group_size)`` (48.0 here), so the clip leaves the credit as it is.
 """
 
 from __future__ import annotations

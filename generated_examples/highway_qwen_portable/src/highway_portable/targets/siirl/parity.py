@@ -30,8 +30,9 @@ from unittest import mock
 import numpy as np
 import torch
 
-from ...parity import Decisions, Formula
+from ...parity import Decisions, Formula, hand
 from . import require_siirl
+from .env import CAMERA_KEYS
 
 ALGORITHM = "grpo"
 TOKENS = 2  #: action tokens per forward pass
@@ -123,6 +124,25 @@ def _parsed(siirl: SimpleNamespace, changes: dict[str, object]) -> Any:
         return siirl.params.parse_config()
 
 
+def _handing(process_input: Any) -> Any:
+    """siiRL's ``process_input`` (where its rollout turns each step's observations into the
+    model's inputs), recording what it is handed, in the package's keys, as handed to the
+    model."""
+
+    def handed(inputs: list, task_descriptions: list) -> Any:
+        obs: dict[str, Any] = {
+            name: np.stack([item["images"][k] for item in inputs])
+            for k, (name, _) in enumerate(CAMERA_KEYS)
+        }
+        states = [item.get("state") for item in inputs]
+        obs["state"] = None if any(x is None for x in states) else np.stack(states)
+        obs["task"] = list(task_descriptions)
+        hand(obs, len(inputs))
+        return process_input(inputs, task_descriptions)
+
+    return handed
+
+
 def first_decisions(
     checkpoint: str, seeds: Sequence[int], steps: int, backend: str | None = None
 ) -> Decisions:
@@ -176,6 +196,7 @@ def first_decisions(
         batch["n_samples"] = NonTensorData(n)
         with mock.patch.object(siirl.rollout, "AutoProcessor", loader):
             rollout = siirl.rollout.EmbodiedHFRollout(model, config)
+            rollout.process_input = _handing(rollout.process_input)
             try:
                 batch.update(rollout.generate_sequences(batch))
             finally:

@@ -17,7 +17,8 @@ here the rollout is handed the request with ``do_sample`` false, nothing else ch
 
 The envs run in verl's simulator process, out of reach of the parity run's equal starts
 and recorder: :class:`ParityEnv` (what the env worker builds here) puts both in place in
-that process and writes the observations' digests to a file the run reads back.
+that process and writes the observations' digests to a file the run reads back. The
+rollout hands them to the policy in this process, where the run records what it hands.
 
 verl's advantage code does not see an episode's return: ``calculate_reward``
 (:mod:`.register`) scores each decision row by the episode's return-to-go from it, on the
@@ -294,7 +295,7 @@ def first_decisions(
         .numpy(),
         formula=formula,
         formula_error=float(np.abs(_numpy(output) - formula.evaluate(kwargs)).max()),
-        observations=observations,
+        env_observations=observations,
         reward_note=REWARD_NOTE,
         ended=tuple(
             (e, d) for e, d in enumerate(ends) if d is not None and d < steps - 1
