@@ -43,6 +43,31 @@ def test_the_snapshot_is_arealss_grpo_config() -> None:
     assert dataclass_keys(cli_args.GRPOConfig, optional_sections=True) == load_schema(SCHEMA)
 
 
+def test_the_server_install_is_what_areals_metadata_declares() -> None:
+    """The README's install facts, read from the installed wheel's METADATA: areal's own
+    requirements name no inference server, its ``sglang`` extra (the target's extra's) pins
+    SGLang on x86-64 Linux, and its torch and transformers ranges are the plan's."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from vlagen.targets import find_target
+    from vlagen.targets.areal.plan import AREAL_VERSION, SERVER
+
+    try:
+        declared = requires("areal") or []
+    except PackageNotFoundError:
+        pytest.skip("areal is not installed")
+    plain = [r for r in declared if "extra ==" not in r]
+    assert not [r for r in plain if r.lower().startswith(("sglang", "vllm"))]
+    server = [r for r in declared if f"extra == '{SERVER.extra}'" in r and r.startswith("sglang")]
+    assert [r.split(";")[0].strip() for r in server] == [f"sglang[tracing]=={SERVER.version}"]
+    assert "platform_machine == 'x86_64' and sys_platform == 'linux'" in server[0]
+    linux_torch = [r for r in plain if r.startswith("torch>") and "!= 'x86_64'" in r]
+    assert [r.split(";")[0].strip() for r in linux_torch] == [SERVER.areal_torch]
+    assert SERVER.areal_transformers in plain
+    decl = find_target("areal", "1.0")
+    assert decl.requirement == f"areal[{SERVER.extra}]=={AREAL_VERSION}"
+
+
 def test_the_config_fits_areals_dataclasses() -> None:
     config = _plan(_data()).target("areal").plan.config
     assert config_problems(config) == []

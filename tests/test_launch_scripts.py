@@ -3,6 +3,8 @@ and is executable."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -63,3 +65,55 @@ def test_a_wrong_command_prints_the_usage_line_and_exits_2(
     assert line.startswith("usage: launch.sh "), result.stderr
     assert result.stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+#: The launch settings that name a GPU or node count, and the spec's ``resources`` key of each.
+COUNTS = {"GPUS_PER_NODE": "gpus_per_node", "NNODES": "nodes"}
+
+
+def _counted(script: Path) -> list[str]:
+    text = script.read_text()
+    return [name for name in COUNTS if re.search(rf"^{name}=\$\{{{name}:-", text, re.MULTILINE)]
+
+
+@pytest.mark.parametrize(
+    ("script", "setting"),
+    [(s, name) for s in SCRIPTS for name in _counted(s)],
+    ids=lambda x: f"{x.parents[4].name}-{x.parent.name}" if isinstance(x, Path) else x,
+)
+def test_a_count_other_than_the_specs_is_refused(
+    script: Path, setting: str, tmp_path: Path
+) -> None:
+    """The config and the batch were derived for the spec's ``resources``: a launch setting
+    that names another GPU or node count stops the script, in one paragraph naming the spec's
+    count and the regen that changes it (exit 2), before anything runs or is written."""
+    spec = json.loads((script.parents[2] / "spec.json").read_text())["spec"]["resources"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("python", "ray"):  # anything the script would start leaves a mark
+        (bin_dir / program).write_text(f"#!/bin/sh\ntouch {tmp_path}/ran-{program}\n")
+        (bin_dir / program).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env = {k: v for k, v in env.items() if k not in COUNTS}
+    env[setting] = str(spec[COUNTS[setting]] + 1)
+    work = tmp_path / "work"
+    work.mkdir()
+    for command in ("train", "head"):
+        result = subprocess.run(
+            ["bash", str(script), command], capture_output=True, text=True, cwd=work, env=env
+        )
+        assert result.returncode == 2, result.stderr
+        (paragraph,) = result.stderr.splitlines()
+        assert f"{spec['nodes']} node(s) x {spec['gpus_per_node']} GPUs" in paragraph
+        assert "resources" in paragraph and "vlagen regen vlagen.yaml" in paragraph
+        assert result.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin", "work"]
+    assert list(work.iterdir()) == []
+
+
+def test_every_script_that_starts_ray_with_a_gpu_count_checks_it() -> None:
+    """``ray start --num-gpus`` with a count other than the config's is the hole the refusal
+    closes: every script passing one reads it from a checked setting."""
+    starting = [s for s in SCRIPTS if "--num-gpus" in s.read_text()]
+    assert starting
+    assert [s for s in starting if "GPUS_PER_NODE" not in _counted(s)] == []

@@ -175,6 +175,26 @@ class Plan:
         the package has no parity module."""
         return _parity_targets(self.targets)
 
+    @property
+    def cluster(self) -> str:
+        """The GPUs the spec's ``resources`` name, as the READMEs and launch refusals say it."""
+        resources = self.spec.resources
+        return f"{resources.nodes} node(s) x {resources.gpus_per_node} GPUs"
+
+    @property
+    def resources_change_md(self) -> str:
+        """How to train on another GPU or node count, for the README: every target's GPU split
+        and batch are derived from the spec's ``resources`` when the package is generated."""
+        return (
+            f"change `resources` (`nodes`, `gpus_per_node`) in `{SPEC_COPY}` and run "
+            f"`vlagen regen {SPEC_COPY}`, which derives the GPU split and the batch again"
+        )
+
+    @property
+    def resources_change(self) -> str:
+        """:attr:`resources_change_md` in plain text, for scripts' and programs' messages."""
+        return self.resources_change_md.replace("`", "")
+
     def target(self, framework: str) -> PlannedTarget:
         return next(t for t in self.targets if t.decl.framework == framework)
 

@@ -88,6 +88,9 @@ class PresetDecl:
             :mod:`vlagen.actionstats`).
         stats_key: How real checkpoints key their statistics (``norm_stats``) for a task
             suite, ``{suite}`` for its name: ``model.unnorm_key``'s default.
+        gpu: Whether the simulator simulates or renders on a GPU (``None``: vlagen cannot
+            tell, as for any gymnasium id or your class); a framework that gives each env
+            worker a GPU of its own leaves those GPUs idle for a CPU simulator.
     """
 
     name: str
@@ -118,6 +121,7 @@ class PresetDecl:
     gripper_closes: str = "high"
     checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
     stats_key: str | None = None
+    gpu: bool | None = None
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -199,6 +203,7 @@ PRESETS: dict[str, PresetDecl] = {
     for p in (
         PresetDecl(
             name="synthetic",
+            gpu=False,
             declared_bounds=True,
             backend="synthetic",
             actions=_ANY,
@@ -215,6 +220,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="highway",
+            gpu=False,  # pygame draws the frames
             sized_by="highway-env's screen_width and screen_height config",
             backend="gymnasium",
             actions={"continuous": 2, "discrete": 1},
@@ -236,6 +242,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="pusht",
+            gpu=False,  # pymunk physics, pygame frames
             sized_by="gym-pusht's observation_width and observation_height",
             backend="gymnasium",
             actions={"continuous": 2},
@@ -249,6 +256,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="libero",
+            gpu=True,  # MuJoCo renders offscreen through EGL
             sized_by="robosuite's camera_heights and camera_widths, per camera",
             backend="libero",
             actions={"delta_ee": 7},
@@ -271,6 +279,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="maniskill",
+            gpu=True,  # SAPIEN renders (and may simulate) on the GPU
             sized_by="ManiSkill's sensor_configs, per sensor",
             backend="maniskill",
             actions={"delta_ee": 7},
@@ -304,6 +313,7 @@ PRESETS: dict[str, PresetDecl] = {
         ),
         PresetDecl(
             name="bench2drive",
+            gpu=True,  # CARLA's server renders on the GPU
             backend="bench2drive",
             actions={"continuous": 3},
             control_range={"continuous": ((0.0, -1.0, 0.0), (1.0, 1.0, 1.0))},

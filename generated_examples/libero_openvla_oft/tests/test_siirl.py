@@ -14,8 +14,10 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -557,13 +559,21 @@ def test_the_launch_stops_early_without_flash_attention(
     from libero_openvla_oft.targets.siirl import glue
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
-    if glue.FLASH_ATTENTION:
-        with pytest.raises(
-            glue.MissingDependencyError, match="flash-attn --no-build-isolation"
-        ):
-            glue.require_flash_attention()
-    else:
-        glue.require_flash_attention()  # openvla-oft loads without flash_attention_2
+    with pytest.raises(
+        glue.MissingDependencyError, match="flash-attn --no-build-isolation"
+    ):
+        glue.require_flash_attention()
+
+
+def test_siirls_actor_imports_flash_attention_whatever_the_model() -> None:
+    """Why the launch asks for flash-attn on every backbone: siiRL's actor package imports
+    ``embodied_actor``, whose top imports flash-attn's padding helpers (read here, not
+    imported: flash-attn has no CPU wheel)."""
+    actor = Path(importlib.util.find_spec("siirl").origin).parent / "engine" / "actor"
+    init = (actor / "__init__.py").read_text()
+    assert re.search(r"^from \.embodied_actor import", init, re.MULTILINE)
+    top = (actor / "embodied_actor.py").read_text().split("\nclass ")[0]
+    assert re.search(r"^from flash_attn\.bert_padding import", top, re.MULTILINE)
 
 
 def test_the_launch_gives_the_env_the_trainers_gpu_count() -> None:
@@ -580,16 +590,11 @@ def test_the_launch_gives_the_env_the_trainers_gpu_count() -> None:
     assert "actor_rollout_ref.embodied.n_gpus_per_node=3" in argv
 
 
-@pytest.mark.parametrize("nnodes", [1, 2])
-def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
-    tmp_path: Path, nnodes: int
-) -> None:
-    """What the README says of ``launch.sh train``: ``--address auto`` only with NNODES > 1, and
-    the manifest written for NNODES x GPUS_PER_NODE ranks. ``python`` is a recorder here: one
-    JSON line of arguments per call, so an argument holding a newline stays one argument."""
-    import json
-    import subprocess
-
+def _run_launch(
+    tmp_path: Path, **settings: str
+) -> tuple[subprocess.CompletedProcess, list]:
+    """``launch.sh train`` with ``settings`` in its environment; ``python`` is a recorder here:
+    one JSON line of arguments per call, so an argument holding a newline stays one argument."""
     script = Path(train.__file__).with_name("launch.sh")
     log = tmp_path / "calls"
     fake = tmp_path / "bin" / "python"
@@ -600,16 +605,83 @@ def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
     )
     fake.chmod(0o755)
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in ("NNODES", "GPUS_PER_NODE")},
         "PATH": f"{fake.parent}:{os.environ['PATH']}",
-        "NNODES": str(nnodes),
-        "GPUS_PER_NODE": "4",
         "DATA_DIR": str(tmp_path / "data"),
+        **settings,
     }
-    subprocess.run(["bash", str(script), "train"], env=env, check=True, timeout=60)
-    manifest_call, train_call = (
-        json.loads(line) for line in log.read_text().splitlines()
+    result = subprocess.run(
+        ["bash", str(script), "train"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
-    assert manifest_call[-2:] == ["--world-size", str(nnodes * 4)]
+    calls = (
+        [json.loads(line) for line in log.read_text().splitlines()]
+        if log.exists()
+        else []
+    )
+    return result, calls
+
+
+def test_launch_sh_joins_a_cluster_only_above_one_node_and_sizes_the_manifest(
+    tmp_path: Path,
+) -> None:
+    """What the README says of ``launch.sh train``: the spec's nodes and GPUs, ``--address auto``
+    only with more than one node, and the manifest written for all their ranks."""
+    result, calls = _run_launch(tmp_path)
+    assert result.returncode == 0, result.stderr
+    manifest_call, train_call = calls
+    nnodes, gpus = SPEC.resources.nodes, SPEC.resources.gpus_per_node
+    assert manifest_call[-2:] == ["--world-size", str(nnodes * gpus)]
     assert (train_call[2:4] == ["--address", "auto"]) == (nnodes > 1)
-    assert ["--nnodes", str(nnodes), "--gpus-per-node", "4"] == train_call[-4:]
+    assert ["--nnodes", str(nnodes), "--gpus-per-node", str(gpus)] == train_call[-4:]
+
+
+@pytest.mark.parametrize("setting", ["NNODES", "GPUS_PER_NODE"])
+def test_launch_sh_refuses_another_gpu_count_than_the_specs(
+    tmp_path: Path, setting: str
+) -> None:
+    """siiRL's env count per worker and the ranks the batch splits over were derived for the
+    spec's resources: another count would change the update silently, so the launch stops
+    (one paragraph naming the spec's count and the regen, exit 2) and starts nothing."""
+    spec = {
+        "NNODES": SPEC.resources.nodes,
+        "GPUS_PER_NODE": SPEC.resources.gpus_per_node,
+    }
+    result, calls = _run_launch(tmp_path, **{setting: str(spec[setting] + 1)})
+    assert result.returncode == 2, result.stderr
+    assert calls == []
+    (paragraph,) = result.stderr.splitlines()
+    assert (
+        f"{SPEC.resources.nodes} node(s) x {SPEC.resources.gpus_per_node} GPUs"
+        in paragraph
+    )
+    assert "resources" in paragraph and "vlagen regen vlagen.yaml" in paragraph
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--gpus-per-node", str(SPEC.resources.gpus_per_node + 1)],
+        ["--nnodes", str(SPEC.resources.nodes + 1)],
+        [f"trainer.n_gpus_per_node={SPEC.resources.gpus_per_node + 1}"],
+        [
+            f"+actor_rollout_ref.embodied.n_gpus_per_node={SPEC.resources.gpus_per_node + 1}"
+        ],
+    ],
+)
+def test_train_refuses_another_gpu_count_than_the_specs(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        train.main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "vlagen regen vlagen.yaml" in err and "Traceback" not in err
+    assert (
+        train.cluster_problem(SPEC.resources.nodes, SPEC.resources.gpus_per_node)
+        is None
+    )

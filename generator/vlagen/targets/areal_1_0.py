@@ -7,14 +7,15 @@ from . import TargetDecl, WarningFilter
 from .areal.checks import areal_checks
 from .areal.contract import CONTRACT
 from .areal.layout import SCHEMA
-from .areal.plan import AREAL_VERSION, derived_batch, derived_settings, make_areal_plan
+from .areal.plan import AREAL_VERSION, SERVER, derived_batch, derived_settings, make_areal_plan
 from .common.config_schema import load_schema
 
 TARGET = TargetDecl(
     framework="areal",
     version="1.0",
     title="AReaL",
-    requirement=f"areal=={AREAL_VERSION}",
+    # the extra brings the inference server config.yaml's rollout.backend starts (SGLang)
+    requirement=f"areal[{SERVER.extra}]=={AREAL_VERSION}",
     algorithms={
         "grpo": "GRPOConfig; the workflow's group of episodes per initial condition gives "
         "the group-relative credit (no critic: AReaL has none for vision-language models)",
@@ -34,7 +35,8 @@ TARGET = TargetDecl(
     # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL
     runtime_requirements=("datasets", "pillow"),
     # What AReaL 1.0.4's modules the tests run import on CPU, AReaL being installed --no-deps
-    # (its own requirements pin torch < 2.9.1 and pull SGLang-era packages): areal/__init__
+    # (its own requirements pin torch>=2.9.1,<2.11 and transformers 5.0 to 5.3, with agent
+    # SDKs and CUDA-only packages a CPU test needs none of): areal/__init__
     # pulls the infra (RPC, schedulers, name resolve), and areal.trainer (the PPO actor's
     # package) its stats loggers.
     test_requirements=(

@@ -22,6 +22,29 @@ PROMPT_TEXT_BUDGET = 128
 
 
 @dataclass(frozen=True)
+class ServerInstall:
+    """How the inference server ``rollout.backend`` names gets installed, and what it pins.
+
+    ``areal`` 1.0.4's own requirements name no server: SGLang is behind its ``sglang`` extra
+    (and ``cuda``, which adds the training kernels), as ``sglang[tracing]==0.5.10.post1``,
+    marked for x86-64 Linux only (the wheel's METADATA). areal asks ``torch>=2.9.1,<2.11`` and
+    ``transformers>=5.0.0,<=5.3.0``; that SGLang pins both exactly, within those ranges.
+    """
+
+    extra: str = "sglang"  #: areal's extra that installs the server
+    name: str = "SGLang"
+    version: str = "0.5.10.post1"
+    platform: str = "x86-64 Linux"  #: where the extra's marker installs the server
+    torch: str = "2.9.1"  #: what the server pins
+    transformers: str = "5.3.0"
+    areal_torch: str = "torch>=2.9.1,<2.11"  #: areal's own ranges
+    areal_transformers: str = "transformers>=5.0.0,<=5.3.0"
+
+
+SERVER = ServerInstall()
+
+
+@dataclass(frozen=True)
 class ArealPlan:
     """What the AReaL templates lay out, computed once here."""
 
@@ -36,6 +59,7 @@ class ArealPlan:
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
     own: tuple[str, ...]  #: the keys the spec's ``targets[i].config`` sets
     version: str = AREAL_VERSION
+    server: ServerInstall = SERVER
 
     @property
     def comments(self) -> Mapping[str, str]:

@@ -78,6 +78,39 @@ class SiirlPlan:
     image_grid: tuple[int, int, int] | None = None
 
     @property
+    def own_model(self) -> bool:
+        """siiRL's FSDP worker loads this package's policy (``targets/siirl/model.py``, put in
+        by ``glue.py``), not its bundled OpenVLA (Prismatic) classes: a processor backbone."""
+        return self.image_grid is not None
+
+    @property
+    def flash_attention_kernels(self) -> bool:
+        """siiRL runs flash-attention's kernels: its own loader opens ``embodied_type=openvla``
+        checkpoints with ``attn_implementation="flash_attention_2"`` fixed in its code
+        (``engine/fsdp_workers.py``); OpenVLA-OFT's and the package's (:attr:`own_model`) do
+        not."""
+        return self.embodied_type == "openvla" and not self.own_model
+
+    @property
+    def flash_attention_reason(self) -> str:
+        """Why flash-attn must be installed for siiRL 0.2 whatever the model: its actor
+        package imports flash-attn's padding helpers at import (``engine/actor/__init__.py``
+        imports ``embodied_actor.py``, whose top imports ``flash_attn.bert_padding``), though
+        the embodied path never calls them."""
+        imports = (
+            "siiRL's actor imports flash-attn's padding helpers when it loads "
+            "(siirl/engine/actor/embodied_actor.py), whatever the model"
+        )
+        if self.flash_attention_kernels:
+            return (
+                "siiRL loads OpenVLA (Prismatic) checkpoints with "
+                'attn_implementation="flash_attention_2" fixed in its code '
+                f"(siirl/engine/fsdp_workers.py), and {imports}"
+            )
+        model = "this package's model" if self.own_model else "siiRL's OpenVLA-OFT loader"
+        return f"{imports}, though {model} does not run its kernels"
+
+    @property
     def omitted_templates(self) -> tuple[str, ...]:
         """The package's model adapter serves processor backbones only."""
         return () if self.image_grid else ("src/model.py",)

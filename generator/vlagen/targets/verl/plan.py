@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...backbones import BACKBONES
 from ...batch import Derived, comments
+from ...presets import PRESETS
 from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, group_size
 from .layout import config_problems
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 VERL_TAG, VERL_COMMIT = "v0.7.1", "bec9ef74768dd201881cd4e54cd0385e87caae27"
 
 GROUPED = ("grpo", "rloo")  #: advantages over a group of rollouts of one task
+#: Where verl's VLA code lives: the v0.7.1 source tree only (the 0.7.1 wheel skips the folder).
+VLA_HISTORY = (
+    "verl removed it in 0.8 (no release since has VLA code, and 0.8 removed the workers it "
+    "imports), and its successor, verl-vla 0.1, pins verl 0.7.1 and drops this PPO path"
+)
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,17 @@ class VerlPlan:
     env_world: int  #: env workers
     actor_world: int  #: actor/rollout workers
     disaggregated: bool  #: env workers on their own nodes (``env.disagg_sim``)
+    env_gpus: int  #: ``trainer.n_env_gpus_per_node``: GPUs of a node that hold env workers
+    rollout_gpus: int  #: ``trainer.n_rollout_gpus_per_node``: the actor/rollout workers'
+    #: the simulator computes or renders on its env worker's GPU (None: vlagen cannot tell)
+    simulator_gpu: bool | None
     prompt_length: int  #: ``actor_rollout_ref.rollout.prompt_length``
     model_type: str  #: the tiny checkpoint's ``config.model_type`` (verl's HFModelConfig reads it)
     config: dict[str, Any]  #: the Hydra YAML, as data
     derived: tuple[Derived, ...]  #: the batch keys and where each came from
     own: tuple[str, ...]  #: the keys the spec's ``targets[i].config`` sets
     tag: str = VERL_TAG  #: the verl source tag the package runs on
+    history: str = VLA_HISTORY
     commit: str = VERL_COMMIT
 
     @property
@@ -272,6 +283,9 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
         env_world=env_world,
         actor_world=actor_world,
         disaggregated=bool(resources.env_nodes),
+        env_gpus=env_gpus,
+        rollout_gpus=actor_gpus,
+        simulator_gpu=PRESETS[env.preset].gpu,
         prompt_length=prompt_length,
         model_type=(BACKBONES[model.backbone].model_types or ("llava",))[0],
         config=config,

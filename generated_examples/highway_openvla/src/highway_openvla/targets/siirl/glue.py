@@ -33,7 +33,7 @@ VJEPA_MODULE = (
 VJEPA_REPOSITORY = "https://github.com/facebookresearch/vjepa2.git"
 ALGORITHM = "grpo"
 USES_VIDEO_MODEL = ALGORITHM == "srpo"
-FLASH_ATTENTION = True
+FLASH_ATTENTION_REASON = "siiRL loads OpenVLA (Prismatic) checkpoints with attn_implementation=\"flash_attention_2\" fixed in its code (siirl/engine/fsdp_workers.py), and siiRL's actor imports flash-attn's padding helpers when it loads (siirl/engine/actor/embodied_actor.py), whatever the model"
 HOOK = f"{__name__}.install"
 
 
@@ -77,12 +77,11 @@ def install_video_model() -> None:
 
 
 def require_flash_attention() -> None:
-    """siiRL loads ``embodied_type=openvla`` checkpoints with
-    ``attn_implementation="flash_attention_2"`` (``engine/fsdp_workers.py``), fixed in code:
-    fail before Ray starts, not in every worker, when flash-attn is missing."""
-    if FLASH_ATTENTION and importlib.util.find_spec("flash_attn") is None:
+    """Fail before Ray starts, not in every worker, when flash-attn is missing
+    (:data:`FLASH_ATTENTION_REASON` says why siiRL needs it)."""
+    if importlib.util.find_spec("flash_attn") is None:
         raise MissingDependencyError(
-            "siiRL loads OpenVLA with flash_attention_2, and flash-attn is not installed: "
+            f"flash-attn is not installed, and {FLASH_ATTENTION_REASON}: "
             "pip install flash-attn --no-build-isolation (after torch, on a CUDA machine)"
         )
 

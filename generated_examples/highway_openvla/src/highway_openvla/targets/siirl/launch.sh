@@ -8,8 +8,9 @@
 #   launch.sh head                start a Ray head here (cluster: run first, on node 0)
 #   launch.sh worker HEAD_IP      join this node to the head's cluster
 #
-# Settings (environment): DATA_DIR, CHECKPOINT, OUTPUT_DIR, NNODES, GPUS_PER_NODE,
-# RAY_PORT, VJEPA_MODEL (srpo only).
+# Settings (environment): DATA_DIR, CHECKPOINT, OUTPUT_DIR, RAY_PORT, VJEPA_MODEL (srpo
+# only); NNODES (1) and GPUS_PER_NODE (4) are the spec's, and another value is refused:
+# the batch was derived for them. For another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again.
 # Envs on an env server (`python -m highway_openvla.env.serve` where the simulator is installed):
 # set env.remote in the spec and regenerate, or export HIGHWAY_OPENVLA_ENV_REMOTE=ADDRESS (and
 # HIGHWAY_OPENVLA_ENV_TOKEN_FILE=PATH beyond loopback) on every node before its Ray processes start
@@ -20,8 +21,10 @@ PACKAGE=highway_openvla
 DATA_DIR=${DATA_DIR:-$PWD/data/siirl}
 CHECKPOINT=${CHECKPOINT:-./checkpoints/openvla-highway}
 OUTPUT_DIR=${OUTPUT_DIR:-$PWD/outputs/siirl}
-NNODES=${NNODES:-1}
-GPUS_PER_NODE=${GPUS_PER_NODE:-4}
+SPEC_NNODES=1
+SPEC_GPUS_PER_NODE=4
+NNODES=${NNODES:-$SPEC_NNODES}
+GPUS_PER_NODE=${GPUS_PER_NODE:-$SPEC_GPUS_PER_NODE}
 RAY_PORT=${RAY_PORT:-6379}
 export MUJOCO_GL=${MUJOCO_GL:-egl}
 export PYOPENGL_PLATFORM=${PYOPENGL_PLATFORM:-egl}
@@ -30,6 +33,14 @@ usage() {
     echo "usage: launch.sh manifest | train [key=value ...] | head | worker HEAD_IP" >&2
     exit 2
 }
+
+if [ "$NNODES" != "$SPEC_NNODES" ] || [ "$GPUS_PER_NODE" != "$SPEC_GPUS_PER_NODE" ]; then
+    echo "launch.sh: NNODES=$NNODES GPUS_PER_NODE=$GPUS_PER_NODE, but this package was" \
+        "generated for 1 node(s) x 4 GPUs, and siiRL's batch (embodied.env.num_envs per" \
+        "rollout worker, the ranks data.train_batch_size splits over) is derived for that count: on another one" \
+        "the update silently changes. To train on another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again." >&2
+    exit 2
+fi
 
 command=${1:-}
 [ $# -gt 0 ] && shift

@@ -9,7 +9,8 @@
 #   launch.sh worker HEAD_IP       join this node to the head's cluster
 #   launch.sh ray [key=value]      on the head: train on the Ray cluster (scheduler.type=ray)
 #
-# Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8).
+# Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8, the spec's: another is
+# refused; for another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again).
 # GPUs: 4 inference + 4 training over 1 node(s); every node needs this
 # package and AReaL installed, and data/ and the checkpoint at the same path (a shared filesystem).
 # Envs on an env server (`python -m highway_portable.env.serve` where the simulator is installed):
@@ -20,12 +21,21 @@ set -euo pipefail
 
 PACKAGE=highway_portable
 RAY_PORT=${RAY_PORT:-6379}
-GPUS_PER_NODE=${GPUS_PER_NODE:-8}
+SPEC_GPUS_PER_NODE=8
+GPUS_PER_NODE=${GPUS_PER_NODE:-$SPEC_GPUS_PER_NODE}
 
 usage() {
     echo "usage: launch.sh data | train [key=value ...] | head | worker HEAD_IP | ray [key=value ...]" >&2
     exit 2
 }
+
+if [ "$GPUS_PER_NODE" != "$SPEC_GPUS_PER_NODE" ]; then
+    echo "launch.sh: GPUS_PER_NODE=$GPUS_PER_NODE, but this package was generated for" \
+        "1 node(s) x 8 GPUs: config.yaml's cluster.n_gpus_per_node, the GPU split and the batch are" \
+        "derived for that count, which Ray started with another would not match. To train" \
+        "on another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again." >&2
+    exit 2
+fi
 
 command=${1:-train}
 [ $# -gt 0 ] && shift

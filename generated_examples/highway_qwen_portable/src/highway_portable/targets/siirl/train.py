@@ -85,6 +85,14 @@ RUNTIME_KEYS = (
     "actor_rollout_ref.embodied.n_gpus_per_node",
     "trainer.total_epochs",
 )
+#: The cluster's size keys, each with the spec's value: the batch was derived for them.
+CLUSTER = {
+    "trainer.nnodes": SPEC.resources.nodes,
+    "trainer.n_gpus_per_node": SPEC.resources.gpus_per_node,
+    "actor_rollout_ref.embodied.n_gpus_per_node": SPEC.resources.gpus_per_node,
+}
+CLUSTER_DOC = "1 node(s) x 8 GPUs"
+RESOURCES_CHANGE = "change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again"
 
 
 def cli_value(value: object) -> str:
@@ -127,6 +135,32 @@ def overrides(
     return [f"{key}={cli_value(value)}" for key, value in pairs] + list(extra)
 
 
+def cluster_problem(
+    nnodes: int, gpus_per_node: int, extra: Sequence[str] = ()
+) -> str | None:
+    """One paragraph where the launch (its options, or ``key=value`` overrides of the
+    cluster's size) asks for another cluster than the spec's, else None: siiRL's env count
+    per rollout worker and the ranks the batch splits over were derived for the spec's."""
+    asked: dict[str, object] = {
+        "trainer.nnodes": nnodes,
+        "trainer.n_gpus_per_node": gpus_per_node,
+        "actor_rollout_ref.embodied.n_gpus_per_node": gpus_per_node,
+    }
+    for item in extra:
+        key, _, value = item.partition("=")
+        if key.lstrip("+") in asked:
+            asked[key.lstrip("+")] = value
+    wrong = [f"{k}={v}" for k, v in asked.items() if str(v) != str(CLUSTER[k])]
+    if not wrong:
+        return None
+    return (
+        f"siiRL would train with {', '.join(wrong)}, but this package was generated for "
+        f"{CLUSTER_DOC}, and siiRL's batch (embodied.env.num_envs per rollout worker, the "
+        "ranks data.train_batch_size splits over) is derived for that count: on another one "
+        f"the update silently changes. To train on another count, {RESOURCES_CHANGE}."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -134,9 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--checkpoint", default=SPEC.model.checkpoint)
     parser.add_argument("--output-dir", default="outputs/siirl")
-    parser.add_argument("--nnodes", type=int, default=SPEC.resources.nodes)
     parser.add_argument(
-        "--gpus-per-node", type=int, default=SPEC.resources.gpus_per_node
+        "--nnodes", type=int, default=SPEC.resources.nodes, help="the spec's; no other"
+    )
+    parser.add_argument(
+        "--gpus-per-node",
+        type=int,
+        default=SPEC.resources.gpus_per_node,
+        help="the spec's; no other (see cluster_problem)",
     )
     parser.add_argument("--epochs", type=int, default=100)
     parser.add_argument(
@@ -151,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     bad = [a for a in extra if "=" not in a or a.startswith("-")]
     if bad:
         parser.error(f"expected key=value overrides, got {' '.join(bad)}")
+    problem = cluster_problem(args.nnodes, args.gpus_per_node, extra)
+    if problem:
+        parser.exit(2, f"{problem}\n")
     require_siirl()
     require_flash_attention()
     install()

@@ -8,7 +8,8 @@
 #   launch.sh head                 start Ray's head here (node 0)
 #   launch.sh worker HEAD_IP       join this node to the head's cluster
 #
-# Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8), MUJOCO_GL (egl).
+# Settings (environment): RAY_PORT (6379), GPUS_PER_NODE (8, the spec's: another is
+# refused; for another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again), MUJOCO_GL (egl).
 # Every node needs this package and verl v0.7.1 installed (see the README).
 # Envs on an env server (`python -m pusht_openvla_oft.env.serve` where the simulator is installed):
 # set env.remote in the spec and regenerate, or export PUSHT_OPENVLA_OFT_ENV_REMOTE=ADDRESS (and
@@ -18,7 +19,8 @@ set -euo pipefail
 
 PACKAGE=pusht_openvla_oft
 RAY_PORT=${RAY_PORT:-6379}
-GPUS_PER_NODE=${GPUS_PER_NODE:-8}
+SPEC_GPUS_PER_NODE=8
+GPUS_PER_NODE=${GPUS_PER_NODE:-$SPEC_GPUS_PER_NODE}
 export MUJOCO_GL=${MUJOCO_GL:-egl}
 export PYOPENGL_PLATFORM=${PYOPENGL_PLATFORM:-egl}
 
@@ -26,6 +28,14 @@ usage() {
     echo "usage: launch.sh data | train [key=value ...] | head | worker HEAD_IP" >&2
     exit 2
 }
+
+if [ "$GPUS_PER_NODE" != "$SPEC_GPUS_PER_NODE" ]; then
+    echo "launch.sh: GPUS_PER_NODE=$GPUS_PER_NODE, but this package was generated for" \
+        "1 node(s) x 8 GPUs: config.yaml's trainer.n_gpus_per_node, the env/rollout GPU split and the batch are" \
+        "derived for that count, which Ray started with another would not match. To train" \
+        "on another count, change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again." >&2
+    exit 2
+fi
 
 command=${1:-train}
 [ $# -gt 0 ] && shift
