@@ -5,12 +5,15 @@ of one env there), and the smoke command."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import pytest
 import torch
 from simulator import BACKEND, REAL
 
-from libero_openvla_oft import smoke
+from libero_openvla_oft import progress, smoke
 from libero_openvla_oft.env import make_env
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
 from libero_openvla_oft.model import Policy, build_tiny
@@ -110,3 +113,41 @@ def test_smoke_stops_on_an_option_it_cannot_run_with_in_one_paragraph(
         "python -m libero_openvla_oft.smoke: error: "
     ), err
     assert argv[0] in err or argv[1] in err, err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_smoke_on_a_terminal_says_how_far_it_got(
+    capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line a stage on stderr, and the episodes' on their way with the rate (here at
+    every step); the summary as it was, on stdout."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    argv = [
+        "--backend",
+        "synthetic",
+        "--episodes",
+        "2",
+        "--num-envs",
+        "2",
+        "--max-episode-steps",
+        "2",
+    ]
+    assert smoke.main(argv) == 0
+    said = terminal.getvalue()
+    prog = "python -m libero_openvla_oft.smoke: "
+    assert (
+        f"{prog}starting the envs (synthetic)" in said
+        and f"{prog}2 envs ready in " in said
+    ), said
+    assert (
+        f"{prog}policy on " in said
+        and " of 2 episodes, " in said
+        and " env steps/s" in said
+    ), said
+    assert capsys.readouterr().out.startswith("2 episodes, ")

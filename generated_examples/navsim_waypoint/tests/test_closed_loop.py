@@ -4,11 +4,14 @@
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import pytest
 import torch
 
-from navsim_vla import smoke
+from navsim_vla import progress, smoke
 from navsim_vla.env import make_env
 from navsim_vla.model import Policy, build_tiny
 from navsim_vla.model.inputs import CAMERAS
@@ -99,3 +102,41 @@ def test_smoke_stops_on_an_option_it_cannot_run_with_in_one_paragraph(
     assert out == "" and "Traceback" not in err, err
     assert err.splitlines()[-1].startswith("python -m navsim_vla.smoke: error: "), err
     assert argv[0] in err or argv[1] in err, err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_smoke_on_a_terminal_says_how_far_it_got(
+    capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line a stage on stderr, and the episodes' on their way with the rate (here at
+    every step); the summary as it was, on stdout."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    argv = [
+        "--backend",
+        "synthetic",
+        "--episodes",
+        "2",
+        "--num-envs",
+        "2",
+        "--max-episode-steps",
+        "2",
+    ]
+    assert smoke.main(argv) == 0
+    said = terminal.getvalue()
+    prog = "python -m navsim_vla.smoke: "
+    assert (
+        f"{prog}starting the envs (synthetic)" in said
+        and f"{prog}2 envs ready in " in said
+    ), said
+    assert (
+        f"{prog}policy on " in said
+        and " of 2 episodes, " in said
+        and " env steps/s" in said
+    ), said
+    assert capsys.readouterr().out.startswith("2 episodes, ")

@@ -30,6 +30,7 @@ import numpy as np
 
 from .env import BackendError, SimulatorMissingError, VecEnv, make_env
 from .env.backends import BACKENDS
+from .progress import QUIET, Progress, rate
 from .spec import SPEC
 
 if TYPE_CHECKING:
@@ -59,13 +60,19 @@ class SmokeResult:
 
 
 def run(
-    policy: Policy, env: VecEnv, episodes: int, *, sample: bool = True
+    policy: Policy,
+    env: VecEnv,
+    episodes: int,
+    *,
+    sample: bool = True,
+    progress: Progress = QUIET,
 ) -> SmokeResult:
     """Act until ``episodes`` episodes have finished; their stats, and every env step taken.
 
     The episodes are shared out over the envs in turn before the run (env ``i`` counts its
     first ``quota[i]``), so that the count is what was asked however many envs finish in
-    the same step, and envs whose episodes end sooner (a crash, say) do not fill it."""
+    the same step, and envs whose episodes end sooner (a crash, say) do not fill it.
+    ``progress`` gets a line every so often, with the rate so far."""
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     quota = np.bincount(np.arange(episodes) % env.num_envs, minlength=env.num_envs)
@@ -86,6 +93,10 @@ def run(
             counted[wanted] += 1
             returns += stats["return"][wanted].tolist()
             successes += stats["success"][wanted].tolist()
+        taken = rate(
+            steps + int(env.lengths.sum()), time.perf_counter() - start, "env steps"
+        )
+        progress.tick(f"{len(returns)} of {episodes} episodes, {taken}")
     seconds = time.perf_counter() - start
     steps += int(env.lengths.sum())
     return SmokeResult(
@@ -98,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.device is not None:
         _check_device(parser, args.device)
+    progress = Progress(parser.prog)
+    backend = args.backend or SPEC.env.backend
+    progress.line(f"starting the envs ({backend})")
+    started = time.perf_counter()
     try:
         env = make_env(
             backend=args.backend,
@@ -115,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             return _stop(parser, f"{first}. {_try_synthetic(argv)}")
         return _stop(parser, first)
     with env, tempfile.TemporaryDirectory() as scratch:
+        progress.line(
+            f"{env.num_envs} envs ready in {time.perf_counter() - started:.1f} s; loading the policy"
+        )
+        started = time.perf_counter()
         from .model import (
             CheckpointError,
             Policy,
@@ -126,8 +145,13 @@ def main(argv: list[str] | None = None) -> int:
             policy = Policy.load(checkpoint, device=args.device)
         except CheckpointError as exc:
             return _stop(parser, str(exc))
+        progress.line(
+            f"policy on {policy.device} in {time.perf_counter() - started:.1f} s; acting"
+        )
         try:
-            result = run(policy, env, args.episodes, sample=not args.greedy)
+            result = run(
+                policy, env, args.episodes, sample=not args.greedy, progress=progress
+            )
         except BackendError as exc:
             first = str(exc).splitlines()[0]
             if exc.cause == "SimulatorMissingError":  # found when an env first renders
