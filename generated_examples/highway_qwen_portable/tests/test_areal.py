@@ -127,6 +127,27 @@ def test_train_load_makes_paths_absolute(
         )
 
 
+def test_train_stops_on_a_local_checkpoint_folder_that_does_not_exist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The paragraph smoke --checkpoint gives, exit 2, before AReaL reads the path as a Hub id."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        train.main(
+            [
+                f"cluster.name_resolve.nfs_record_root={tmp_path / 'nr'}",
+                "actor.path=./checkpoints/not-yet",
+            ]
+        )
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    prog = "python -m highway_portable.targets.areal.train"
+    assert err.startswith(
+        f"{prog}: error: checkpoint folder './checkpoints/not-yet' does not exist"
+    ), err
+    assert "highway_portable.model tiny" in err and err.count("\n") == 1, err
+
+
 def test_action_tokens_decode_as_the_policy_decodes(checkpoint: str) -> None:
     policy = Policy.load(checkpoint, device="cpu")
     decoder = ActionDecoder(checkpoint)

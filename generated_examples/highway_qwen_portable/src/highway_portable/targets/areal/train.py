@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...model import CheckpointError
+from ...model.policy import require_local
 from . import import_areal
 from .workflow import GROUP_SIZE, MAX_DECISIONS
 
@@ -26,6 +28,7 @@ cli_args = import_areal("areal.api.cli_args")
 alloc_mode = import_areal("areal.api.alloc_mode")
 name_resolve = import_areal("areal.utils.name_resolve")
 
+USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 CONFIG = Path(__file__).with_name("config.yaml")
 WORKFLOW = f"{__package__}.workflow.VlaWorkflow"
 
@@ -113,13 +116,18 @@ def absolute_paths(config: Any, base: Path) -> None:
 
 
 def load(argv: list[str]) -> VlaGRPOConfig:
-    """The config of ``argv`` (AReaL's command line), checked, with absolute paths."""
+    """The config of ``argv`` (AReaL's command line), checked, with absolute paths.
+
+    Raises:
+        CheckpointError: ``actor.path`` is a local folder that does not exist.
+    """
     if "--config" not in argv:
         argv = ["--config", str(CONFIG), *argv]
     config, _ = cli_args.load_expr_config(argv, VlaGRPOConfig)
     problems = check(config)
     if problems:
         raise SystemExit("config problems:\n  " + "\n  ".join(problems))
+    require_local(config.actor.path)  # before AReaL's servers read it as a Hub id
     absolute_paths(config, Path.cwd())
     name_resolve.reconfigure(config.cluster.name_resolve)  # at its absolute root
     return config
@@ -138,7 +146,16 @@ def workflow_kwargs(config: VlaGRPOConfig) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     from datasets import load_from_disk
 
-    config = load(sys.argv[1:] if argv is None else argv)
+    try:
+        config = load(sys.argv[1:] if argv is None else argv)
+    except (
+        CheckpointError
+    ) as exc:  # as smoke --checkpoint says it: one paragraph, exit 2
+        print(
+            f"python -m {__package__}.train: error: {exc} (here: actor.path=DIR)",
+            file=sys.stderr,
+        )
+        raise SystemExit(USAGE_ERROR) from None
     trainer_module = import_areal("areal")
     dataset = load_from_disk(config.train_dataset.path)
     with trainer_module.PPOTrainer(config, train_dataset=dataset) as trainer:
