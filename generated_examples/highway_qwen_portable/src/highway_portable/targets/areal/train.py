@@ -116,18 +116,13 @@ def absolute_paths(config: Any, base: Path) -> None:
 
 
 def load(argv: list[str]) -> VlaGRPOConfig:
-    """The config of ``argv`` (AReaL's command line), checked, with absolute paths.
-
-    Raises:
-        CheckpointError: ``actor.path`` is a local folder that does not exist.
-    """
+    """The config of ``argv`` (AReaL's command line), checked, with absolute paths."""
     if "--config" not in argv:
         argv = ["--config", str(CONFIG), *argv]
     config, _ = cli_args.load_expr_config(argv, VlaGRPOConfig)
     problems = check(config)
     if problems:
         raise SystemExit("config problems:\n  " + "\n  ".join(problems))
-    require_local(config.actor.path)  # before AReaL's servers read it as a Hub id
     absolute_paths(config, Path.cwd())
     name_resolve.reconfigure(config.cluster.name_resolve)  # at its absolute root
     return config
@@ -146,8 +141,9 @@ def workflow_kwargs(config: VlaGRPOConfig) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     from datasets import load_from_disk
 
+    config = load(sys.argv[1:] if argv is None else argv)
     try:
-        config = load(sys.argv[1:] if argv is None else argv)
+        require_local(config.actor.path)  # before AReaL's servers read it as a Hub id
     except (
         CheckpointError
     ) as exc:  # as smoke --checkpoint says it: one paragraph, exit 2
