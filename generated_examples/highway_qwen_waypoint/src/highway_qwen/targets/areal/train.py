@@ -115,11 +115,24 @@ def absolute_paths(config: Any, base: Path) -> None:
         dataset.path = str((base / dataset.path).resolve())
 
 
+def expr_config(argv: list[str]) -> VlaGRPOConfig:
+    """AReaL's ``load_expr_config`` of ``argv``, unchecked, leaving Hydra's global state as it
+    found it: AReaL initializes Hydra and leaves it so, and a later ``initialize`` in this
+    process (another framework's config, a test) would fail."""
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    backup = get_gh_backup()
+    try:
+        return cli_args.load_expr_config(argv, VlaGRPOConfig)[0]
+    finally:
+        restore_gh_from_backup(backup)
+
+
 def load(argv: list[str]) -> VlaGRPOConfig:
     """The config of ``argv`` (AReaL's command line), checked, with absolute paths."""
     if "--config" not in argv:
         argv = ["--config", str(CONFIG), *argv]
-    config, _ = cli_args.load_expr_config(argv, VlaGRPOConfig)
+    config = expr_config(argv)
     problems = check(config)
     if problems:
         raise SystemExit("config problems:\n  " + "\n  ".join(problems))
