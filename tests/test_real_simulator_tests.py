@@ -11,6 +11,7 @@ import ast
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -86,16 +87,20 @@ def test_the_siirl_comparisons_skip_with_the_install_line_where_siirl_is_missing
     harness, which imports siiRL. Run on the golden, siiRL hidden, the simulator stood in by
     an object the test never reaches."""
     golden = Path(__file__).resolve().parent.parent / "generated_examples" / "libero_openvla_oft"
-    script = (
-        "import sys, pytest\n"
-        "sys.modules['siirl'] = None  # not importable, whether installed or not\n"
-        "import test_libero_real as t\n"
-        "for name in ('test_observations_are_siirls',\n"
-        "             'test_open_opens_the_gripper_through_siirls_decode_and_our_adapter'):\n"
-        "    try:\n"
-        "        getattr(t, name)(object(), *[None] * (getattr(t, name).__code__.co_argcount - 1))\n"
-        "    except pytest.skip.Exception as exc:\n"
-        "        print('skipped:', exc.msg)\n"
+    script = textwrap.dedent(
+        """
+        import sys, pytest
+        sys.modules["siirl"] = None  # not importable, whether installed or not
+        import test_libero_real as t
+        for test in (
+            t.test_observations_are_siirls,
+            t.test_open_opens_the_gripper_through_siirls_decode_and_our_adapter,
+        ):
+            try:
+                test(object(), *[None] * (test.__code__.co_argcount - 1))
+            except pytest.skip.Exception as exc:
+                print("skipped:", exc.msg)
+        """
     )
     paths = os.pathsep.join([str(golden / "src"), str(golden / "tests")])
     done = subprocess.run(
