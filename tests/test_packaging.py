@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -96,3 +97,32 @@ def test_a_generated_packages_wheel_ships_the_files_its_code_reads(tmp_path: Pat
     names = set(zipfile.ZipFile(built).namelist())
     missing = [name for name in data if name not in names]
     assert not missing, f"package data missing from the wheel: {missing}"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_generated_package_keeps_what_installing_and_testing_write_out_of_git(
+    tmp_path: Path,
+) -> None:
+    """``git add -A`` after ``pip install -e .`` and a test run adds the package's source
+    only: its ``.gitignore`` names what they write."""
+    golden = shutil.copytree(GOLDENS / "highway_openvla", tmp_path / "pkg")
+    written = [
+        "src/highway_openvla.egg-info/PKG-INFO",
+        "src/highway_openvla/__pycache__/smoke.cpython-311.pyc",
+        "build/lib/highway_openvla/smoke.py",
+        "dist/highway_openvla-0.1.0.tar.gz",
+        ".pytest_cache/README.md",
+        ".ruff_cache/CACHEDIR.TAG",
+        ".venv/pyvenv.cfg",
+    ]
+    for name in written:
+        (golden / name).parent.mkdir(parents=True, exist_ok=True)
+        (golden / name).write_text("")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    git = ["git", "-C", str(golden)]
+    subprocess.run([*git, "init", "-q"], check=True, env=env)
+    added = subprocess.run(
+        [*git, "add", "-A", "--dry-run"], check=True, capture_output=True, text=True, env=env
+    ).stdout
+    assert "src/highway_openvla/smoke.py" in added and ".gitignore" in added
+    assert not [name for name in written if name in added], added

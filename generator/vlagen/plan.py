@@ -272,7 +272,7 @@ def _decl(framework: str, version: str) -> TargetDecl:
 
 
 GENERATED_MODULES = frozenset(
-    {"__init__", "spec", "smoke", "constraints", "env", "model", "targets", "parity"}
+    {"__init__", "spec", "smoke", "progress", "constraints", "env", "model", "targets", "parity"}
 )
 """The modules and subpackages vlagen writes directly under ``src/<package>/``: a class path
 (``model.class_path``, ``env.backend_class``) may not point into them."""
@@ -283,12 +283,14 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
     src = f"src/{package}"
     return (
         PlannedFile(".gitattributes", "package/gitattributes.jinja"),
+        PlannedFile(".gitignore", "package/gitignore.jinja"),
         PlannedFile(SPEC_COPY, "package/vlagen.yaml.jinja"),
         PlannedFile(SCHEMA_FILE, "package/vlagen.schema.json.jinja"),
         PlannedFile("README.md", "package/README.md.jinja"),
         PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
         PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),
         PlannedFile(f"{src}/constraints.py", "package/src/constraints.py.jinja"),
+        PlannedFile(f"{src}/progress.py", "package/src/progress.py.jinja"),
         PlannedFile(f"{src}/spec.json", "package/src/spec.json.jinja"),
         PlannedFile(f"{src}/spec.py", "package/src/spec.py.jinja"),
         PlannedFile("tests/test_constraints.py", "package/tests/test_constraints.py.jinja"),

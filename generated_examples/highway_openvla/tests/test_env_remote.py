@@ -282,6 +282,9 @@ def test_an_unreachable_server_is_named_within_a_few_heartbeats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(remote, "HEARTBEAT_S", 0.1)
+    stale = socket.socket(socket.AF_UNIX)  # a socket file that no server listens on
+    stale.bind(str(tmp_path / "nobody.sock"))
+    stale.close()
     address = f"unix://{tmp_path / 'nobody.sock'}"
     start = time.monotonic()
     with pytest.raises(BackendError, match="no server answers") as raised:
@@ -290,6 +293,51 @@ def test_an_unreachable_server_is_named_within_a_few_heartbeats(
         )
     assert address in str(raised.value) and "hello" in str(raised.value)
     assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "named"),
+    [
+        (
+            "REMOTE_VAR",
+            "127.0.0.1:5555",
+            "unix:///PATH or tcp://HOST:PORT, got '127.0.0.1:5555'",
+        ),
+        ("REMOTE_VAR", "bogus://x", "unix:///PATH or tcp://HOST:PORT, got 'bogus://x'"),
+        ("REMOTE_VAR", "unix://{tmp}/nobody.sock", "{tmp}/nobody.sock does not exist"),
+        ("TOKEN_FILE", "{tmp}/missing-token", "cannot read the env server's token"),
+    ],
+)
+def test_a_bad_address_or_token_file_stops_smoke_at_once_in_one_paragraph(
+    variable: str,
+    value: str,
+    named: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What ``HIGHWAY_OPENVLA_ENV_REMOTE`` or ``HIGHWAY_OPENVLA_ENV_TOKEN_FILE`` gets wrong is a usage
+    error, before any heartbeat: one paragraph, exit 2."""
+    from highway_openvla.smoke import main
+
+    monkeypatch.delenv(remote.TOKEN_VAR, raising=False)
+    monkeypatch.setenv(remote.REMOTE_VAR, f"unix://{tmp_path}/server.sock")
+    (tmp_path / "server.sock").touch()  # an address that passes, for the token's case
+    if variable == "REMOTE_VAR":
+        monkeypatch.setenv(remote.REMOTE_VAR, value.format(tmp=tmp_path))
+    else:
+        monkeypatch.setenv(remote.TOKEN_VAR + "_FILE", value.format(tmp=tmp_path))
+    start = time.monotonic()
+    assert main(["--backend", "synthetic", "--episodes", "1", "--num-envs", "2"]) == 2
+    assert (
+        time.monotonic() - start < remote.MISSED * remote.HEARTBEAT_S
+    )  # not a heartbeat's wait
+    err = capsys.readouterr().err
+    assert (
+        named.format(tmp=tmp_path) in err
+        and "Traceback" not in err
+        and err.count("\n") == 1
+    ), err
 
 
 def _dealer(address: str, token: str | None) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -45,18 +46,48 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> str:
     return build_tiny(tmp_path_factory.mktemp("tiny"), seed=0)
 
 
+@pytest.fixture(autouse=True)
+def hydra_as_found() -> Iterator[None]:
+    """Each test starts without a Hydra initialized, whatever ran before, and leaves Hydra's
+    global state as it found it."""
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    backup = get_gh_backup()
+    GlobalHydra.instance().clear()
+    yield
+    restore_gh_from_backup(backup)
+
+
 def _load(tmp_path: Path, *overrides: str) -> train.VlaGRPOConfig:
     root = tmp_path / "runs"
-    return train.cli_args.load_expr_config(
+    return train.expr_config(
         [
             "--config",
             str(train.CONFIG),
             f"cluster.fileroot={root}",
             f"cluster.name_resolve.nfs_record_root={root / 'name_resolve'}",
             *overrides,
-        ],
-        train.VlaGRPOConfig,
-    )[0]
+        ]
+    )
+
+
+def test_loading_the_config_leaves_hydra_as_it_found_it(tmp_path: Path) -> None:
+    """AReaL's loader initializes Hydra and leaves it so; a later compose in the same
+    process (RLinf's, verl's) would fail with "GlobalHydra is already initialized"."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    _load(tmp_path)
+    train.load(
+        [
+            f"cluster.fileroot={tmp_path / 'runs'}",
+            f"cluster.name_resolve.nfs_record_root={tmp_path / 'nr'}",
+        ]
+    )
+    assert not GlobalHydra.instance().is_initialized()
+    with initialize_config_dir(str(train.CONFIG.parent), version_base=None):
+        assert "actor" in compose("config")
 
 
 def test_the_workflow_is_a_rollout_workflow_areal_resolves(checkpoint: str) -> None:
@@ -125,6 +156,27 @@ def test_train_load_makes_paths_absolute(
                 "gconfig.n_samples=2",
             ]
         )
+
+
+def test_train_stops_on_a_local_checkpoint_folder_that_does_not_exist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The paragraph smoke --checkpoint gives, exit 2, before AReaL reads the path as a Hub id."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        train.main(
+            [
+                f"cluster.name_resolve.nfs_record_root={tmp_path / 'nr'}",
+                "actor.path=./checkpoints/not-yet",
+            ]
+        )
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    prog = "python -m highway_portable.targets.areal.train"
+    assert err.startswith(
+        f"{prog}: error: checkpoint folder './checkpoints/not-yet' does not exist"
+    ), err
+    assert "highway_portable.model tiny" in err and err.count("\n") == 1, err
 
 
 def test_action_tokens_decode_as_the_policy_decodes(checkpoint: str) -> None:

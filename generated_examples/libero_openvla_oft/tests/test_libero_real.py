@@ -31,6 +31,8 @@ from libero_openvla_oft.model.action_tokens import (
 from libero_openvla_oft.spec import SPEC
 
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
+NEEDS_RLINF = "needs RLinf: pip install --no-deps rlinf==0.3.0"
+NEEDS_SIIRL = "needs siiRL: pip install --no-deps siirl==0.2.0"
 NOOP = np.array([0.0] * (DIM - 1) + [-1.0])  # LIBERO's: no motion, gripper open
 #: What a checkpoint means as (open, close) on its gripper channel, by its convention: the
 #: facts, written out here rather than taken from the code under test
@@ -130,7 +132,7 @@ def observed(backend: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, dict]
 
 
 def test_observations_are_rlinfs_liberoenvs(real_backend: Any, monkeypatch) -> None:
-    libero_env = pytest.importorskip("rlinf.envs.libero.libero_env")
+    libero_env = pytest.importorskip("rlinf.envs.libero.libero_env", reason=NEEDS_RLINF)
     raw, ours = observed(real_backend, monkeypatch)
     theirs = libero_env.LiberoEnv._extract_image_and_state(None, dict(raw))
     np.testing.assert_array_equal(ours["agentview"], theirs["full_image"])
@@ -142,9 +144,10 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     """siiRL's adapter keeps agentview turned 180 degrees (``valid_images``) and its rollout
     builds the state with ``libero_utils.quat2axisangle`` (images resized there by
     TensorFlow, stood in where it is missing: the state and the turn are compared)."""
+    # before the harness, which imports siiRL (SiirlVersionError where it is missing)
+    pytest.importorskip("siirl", reason=NEEDS_SIIRL)
     from libero_openvla_oft.targets.siirl.harness import stand_ins
 
-    pytest.importorskip("siirl")
     raw, ours = observed(real_backend, monkeypatch)
     with stand_ins():
         from siirl.utils.embodied import libero_utils
@@ -201,7 +204,7 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
     real_backend: Any, checkpoint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The RLinf target: predict_action_batch, RLinf's prepare_actions, our chunk_step."""
-    pytest.importorskip("rlinf")
+    pytest.importorskip("rlinf", reason=NEEDS_RLINF)
     from omegaconf import OmegaConf, open_dict
 
     from libero_openvla_oft.targets.rlinf import ENV_TYPE, MODEL_TYPE, import_rlinf
@@ -251,7 +254,7 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
     """The siiRL target: siiRL's OFT decode (``generate_action_verl``: bin centres, then
     the checkpoint's statistics where their mask is set; the harness's copy, siiRL's own
     model needs timm and a 7B backbone) into our SiirlEnv."""
-    pytest.importorskip("siirl")
+    pytest.importorskip("siirl", reason=NEEDS_SIIRL)
     from libero_openvla_oft.targets.siirl.harness import HEAD, TinyOpenVLA, stand_ins
 
     with stand_ins():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -482,6 +483,20 @@ def test_launch_script_parses() -> None:
         text=True,
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(autouse=True)
+def hydra_as_found() -> Iterator[None]:
+    """Each test composes from a Hydra not initialized, whatever ran before (another
+    framework's loader may leave it initialized), and leaves Hydra's global state as it
+    found it."""
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    backup = get_gh_backup()
+    GlobalHydra.instance().clear()
+    yield
+    restore_gh_from_backup(backup)
 
 
 def _one_gpu_cluster() -> SimpleNamespace:

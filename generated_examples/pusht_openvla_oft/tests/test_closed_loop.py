@@ -5,10 +5,14 @@ the real simulator, and the smoke command."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import pytest
+import torch
 
-from pusht_openvla_oft import smoke
+from pusht_openvla_oft import progress, smoke
 from pusht_openvla_oft.env import make_env
 from pusht_openvla_oft.model import Policy, build_tiny
 from pusht_openvla_oft.model.inputs import CAMERAS
@@ -47,3 +51,95 @@ def test_smoke_reports_rate_return_and_success(capsys: pytest.CaptureFixture) ->
     assert code == 0
     line = capsys.readouterr().out
     assert "steps/s" in line and "mean return" in line and "success rate" in line
+
+
+@pytest.mark.parametrize(("episodes", "num_envs"), [(3, 2), (1, 4)])
+def test_smoke_counts_the_episodes_asked_for(
+    policy: Policy, episodes: int, num_envs: int
+) -> None:
+    """Envs that finish in the same step do not overshoot the count (each env's episodes
+    end together here, at the step limit)."""
+    with make_env(
+        backend="synthetic",
+        num_envs=num_envs,
+        workers=0,
+        max_episode_steps=2,
+        video=False,
+    ) as env:
+        assert smoke.run(policy, env, episodes).episodes == episodes
+
+
+def _status(argv: list[str]) -> int:
+    """smoke's exit status, returned by ``main`` or given to argparse's exit."""
+    try:
+        return smoke.main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+#: a CUDA device this torch cannot use: any on a CPU build, one past the GPUs otherwise
+UNUSABLE_CUDA = (
+    f"cuda:{torch.cuda.device_count()}" if torch.cuda.is_available() else "cuda"
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--backend", "synthtic"],
+        ["--backend", "my_sim.backend:MySim"],
+        ["--num-envs", "0"],
+        ["--episodes", "0"],
+        ["--episodes", "-1"],
+        ["--max-episode-steps", "0"],
+        ["--device", UNUSABLE_CUDA],
+    ],
+)
+def test_smoke_stops_on_an_option_it_cannot_run_with_in_one_paragraph(
+    argv: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    assert _status(["--backend", "synthetic", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(
+        "python -m pusht_openvla_oft.smoke: error: "
+    ), err
+    assert argv[0] in err or argv[1] in err, err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_smoke_on_a_terminal_says_how_far_it_got(
+    capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line a stage on stderr, and the episodes' on their way with the rate (here at
+    every step); the summary as it was, on stdout."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    argv = [
+        "--backend",
+        "synthetic",
+        "--episodes",
+        "2",
+        "--num-envs",
+        "2",
+        "--max-episode-steps",
+        "2",
+    ]
+    assert smoke.main(argv) == 0
+    said = terminal.getvalue()
+    prog = "python -m pusht_openvla_oft.smoke: "
+    assert (
+        f"{prog}starting the envs (synthetic)" in said
+        and f"{prog}2 envs ready in " in said
+    ), said
+    assert (
+        f"{prog}policy on " in said
+        and " of 2 episodes, " in said
+        and " env steps/s" in said
+    ), said
+    assert capsys.readouterr().out.startswith("2 episodes, ")

@@ -6,9 +6,13 @@ deliberately broken backend fails it with the offending value."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import pytest
 
+from pusht_openvla_oft import progress
 from pusht_openvla_oft.env import SimulatorMissingError, check
 from pusht_openvla_oft.env.backends import synthetic
 from pusht_openvla_oft.spec import SPEC
@@ -95,10 +99,46 @@ def test_the_synthetic_backend_passes_every_check() -> None:
 
 def test_the_command_prints_the_report_and_exits_0(capsys) -> None:
     assert check.main(["--backend", "synthetic", "--steps", "5"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert out.startswith("checking synthetic against the spec")
     assert f"all {len(check.CHECKS)} checks passed" in out
     assert "timing: reset " in out
+    assert err == ""  # no progress lines where stderr is not a terminal
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_command_says_how_far_it_got(capsys, monkeypatch) -> None:
+    """A line a check on stderr, with the rate of its steps, and the episode's on its way
+    (here at every step); the report as it was, on stdout."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    assert check.main(["--backend", "synthetic", "--steps", "3"]) == 0
+    prog, checks = "python -m pusht_openvla_oft.env.check: ", len(check.CHECKS)
+    lines = terminal.getvalue().splitlines()
+    assert (
+        lines[0] == f"{prog}{checks} checks on synthetic, an episode of up to 3 steps"
+    ), lines
+    assert f"{prog}episode: 2 steps in " in terminal.getvalue()
+    done = [line for line in lines if " passed in " in line]
+    assert [line.split()[4] for line in done] == list(check.CHECKS), lines
+    assert "steps/s" in next(line for line in done if " episode " in line)
+    assert capsys.readouterr().out.startswith("checking synthetic against the spec")
+
+
+def test_the_help_gives_the_whole_first_sentence(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        check.main(["--help"])
+    assert done.value.code == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "Gymnasium's check_env, for the cameras, state, controls and reward signals the spec declares."
+        in said
+    )
 
 
 def test_a_backend_that_cannot_be_loaded_exits_2(capsys) -> None:

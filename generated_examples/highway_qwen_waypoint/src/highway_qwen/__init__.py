@@ -9,6 +9,7 @@
   log-probs.
 - :mod:`.targets`: one adapter a framework, on that framework's own contract.
 - :mod:`.smoke`: the policy acting in the env, episodes to the end (``python -m``).
+- :mod:`.progress`: how a long command is getting on, on a terminal.
 - :mod:`.constraints`: pip constraints that keep the installed PyTorch.
 """
 

@@ -8,14 +8,16 @@
 
 Without ``--checkpoint`` it builds a tiny random checkpoint of the spec's shape (offline)
 and loads it through the real loading path. Prints env steps per second (policy and
-simulator together), the mean return and the success rate of the finished episodes. A
-simulator that is not installed, or a checkpoint folder that does not exist, stops it with
-one paragraph on stderr saying what to run (exit 2).
+simulator together), the mean return and the success rate of the episodes asked for. A
+simulator that is not installed, a checkpoint folder that does not exist, or an option it
+cannot run with (a backend this package lacks, a device torch cannot use, a count below 1)
+stops it with one paragraph on stderr saying what to run (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import shlex
 import sys
 import tempfile
@@ -27,6 +29,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .env import BackendError, SimulatorMissingError, VecEnv, make_env
+from .env.backends import BACKENDS
+from .progress import QUIET, Progress, rate
+from .spec import SPEC
 
 if TYPE_CHECKING:
     from .model import Policy
@@ -55,23 +60,43 @@ class SmokeResult:
 
 
 def run(
-    policy: Policy, env: VecEnv, episodes: int, *, sample: bool = True
+    policy: Policy,
+    env: VecEnv,
+    episodes: int,
+    *,
+    sample: bool = True,
+    progress: Progress = QUIET,
 ) -> SmokeResult:
-    """Act until ``episodes`` episodes have finished; their stats."""
+    """Act until ``episodes`` episodes have finished; their stats, and every env step taken.
+
+    The episodes are shared out over the envs in turn before the run (env ``i`` counts its
+    first ``quota[i]``), so that the count is what was asked however many envs finish in
+    the same step, and envs whose episodes end sooner (a crash, say) do not fill it.
+    ``progress`` gets a line every so often, with the rate so far."""
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    quota = np.bincount(np.arange(episodes) % env.num_envs, minlength=env.num_envs)
+    counted = np.zeros(env.num_envs, np.int64)
     returns: list[float] = []
     successes: list[bool] = []
     steps = 0
     start = time.perf_counter()
     obs, _ = env.reset()
-    while len(returns) < episodes:
+    while (counted < quota).any():
         out = policy.act(obs, sample=sample)
         obs, _, _, _, info = env.step(out.actions.cpu().numpy())
         finished = np.flatnonzero(info["_final"])
         if finished.size:
             stats = info["episode"]
-            returns += stats["return"][finished].tolist()
-            successes += stats["success"][finished].tolist()
             steps += int(stats["length"][finished].sum())
+            wanted = finished[counted[finished] < quota[finished]]
+            counted[wanted] += 1
+            returns += stats["return"][wanted].tolist()
+            successes += stats["success"][wanted].tolist()
+        taken = rate(
+            steps + int(env.lengths.sum()), time.perf_counter() - start, "env steps"
+        )
+        progress.tick(f"{len(returns)} of {episodes} episodes, {taken}")
     seconds = time.perf_counter() - start
     steps += int(env.lengths.sum())
     return SmokeResult(
@@ -82,6 +107,12 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.device is not None:
+        _check_device(parser, args.device)
+    progress = Progress(parser.prog)
+    backend = args.backend or SPEC.env.backend
+    progress.line(f"starting the envs ({backend})")
+    started = time.perf_counter()
     try:
         env = make_env(
             backend=args.backend,
@@ -99,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             return _stop(parser, f"{first}. {_try_synthetic(argv)}")
         return _stop(parser, first)
     with env, tempfile.TemporaryDirectory() as scratch:
+        progress.line(
+            f"{env.num_envs} envs ready in {time.perf_counter() - started:.1f} s; loading the policy"
+        )
+        started = time.perf_counter()
         from .model import (
             CheckpointError,
             Policy,
@@ -110,8 +145,13 @@ def main(argv: list[str] | None = None) -> int:
             policy = Policy.load(checkpoint, device=args.device)
         except CheckpointError as exc:
             return _stop(parser, str(exc))
+        progress.line(
+            f"policy on {policy.device} in {time.perf_counter() - started:.1f} s; acting"
+        )
         try:
-            result = run(policy, env, args.episodes, sample=not args.greedy)
+            result = run(
+                policy, env, args.episodes, sample=not args.greedy, progress=progress
+            )
         except BackendError as exc:
             first = str(exc).splitlines()[0]
             if exc.cause == "SimulatorMissingError":  # found when an env first renders
@@ -133,20 +173,29 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pusht_openvla_oft.smoke", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--episodes", type=int, default=4, help="episodes to finish")
+    parser.add_argument(
+        "--episodes",
+        type=_positive,
+        default=4,
+        help="episodes to finish (default %(default)s)",
+    )
     parser.add_argument(
         "--checkpoint", help="weights to load (default: a tiny random model)"
     )
     parser.add_argument(
-        "--backend", help="env backend: the spec's (default) or synthetic, a stand-in"
+        "--backend",
+        type=_backend,
+        help=f"env backend: the spec's ({SPEC.env.backend}, the default) or synthetic, a stand-in",
     )
     parser.add_argument(
-        "--num-envs", type=int, help="envs in the batch (default: the spec's)"
+        "--num-envs",
+        type=_positive,
+        help=f"envs in the batch (default: one group, training.group_size: {SPEC.training.group_size})",
     )
     parser.add_argument(
         "--max-episode-steps",
-        type=int,
-        help="steps before truncation (default: the spec's)",
+        type=_positive,
+        help=f"steps before truncation (default: the spec's, {SPEC.env.max_episode_steps})",
     )
     parser.add_argument("--device", help="torch device (default: cuda when present)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the tiny model")
@@ -154,6 +203,52 @@ def _parser() -> argparse.ArgumentParser:
         "--greedy", action="store_true", help="argmax instead of sampling"
     )
     return parser
+
+
+def _positive(text: str) -> int:
+    """A count of at least 1, for argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, got {value}")
+    return value
+
+
+def _backend(name: str) -> str:
+    """A backend of this package, for argparse (a ``module:Class`` is env.check's)."""
+    if name in BACKENDS:
+        return name
+    if ":" in name:
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is a class; smoke runs this package's backends ({', '.join(BACKENDS)}). "
+            f"Check a class with python -m pusht_openvla_oft.env.check --backend {name}; to run "
+            "the policy in it, name it in the spec as env.backend_class and regenerate"
+        )
+    close = difflib.get_close_matches(name, BACKENDS, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise argparse.ArgumentTypeError(
+        f"unknown backend {name!r}; this package has {', '.join(BACKENDS)}{hint}"
+    )
+
+
+def _check_device(parser: argparse.ArgumentParser, device: str) -> None:
+    """Stop (exit 2) on a ``--device`` this torch cannot use: a CUDA one on a CPU build or
+    with no GPU visible, an index past the GPUs, a name torch does not know."""
+    import torch
+
+    try:
+        torch.empty(0, device=device)
+    except (RuntimeError, AssertionError) as exc:  # a CPU build's CUDA: AssertionError
+        why = (
+            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        )
+        parser.exit(
+            USAGE_ERROR,
+            f"{parser.prog}: error: --device {device}: torch cannot use it here ({why}); "
+            "leave --device out (CUDA when present, else the CPU) or give cpu\n",
+        )
 
 
 def _try_synthetic(argv: list[str] | None) -> str:

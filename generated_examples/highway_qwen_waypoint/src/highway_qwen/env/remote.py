@@ -14,7 +14,9 @@ Addresses: ``unix:///path/to/socket`` or ``tcp://HOST:PORT``. The token (the ser
 ``--token-file``) comes from ``HIGHWAY_QWEN_ENV_TOKEN``, or from the file ``HIGHWAY_QWEN_ENV_TOKEN_FILE``
 names; a server listening beyond loopback requires one. It travels in ZeroMQ's handshake (the
 PLAIN mechanism): a server that refuses it closes the connection before reading a message,
-and the call says the token was refused.
+and the call says the token was refused. An address that is neither, a token file that
+cannot be read, or a Unix socket that is not there fails at once (:func:`client_endpoint`,
+:func:`client_token`).
 
 Every call has a deadline: the spec's ``env.step_timeout_s`` (``env.reset_timeout_s`` for
 hello and reset) plus :data:`MARGIN`, so that the server's own pool deadline reports first,
@@ -94,6 +96,49 @@ def read_token(path: str | None = None) -> bytes | None:
     return None
 
 
+def client_endpoint(address: str) -> str:
+    """ZeroMQ's endpoint for a client of ``address``. :class:`~.vector.BackendError` at once
+    for an address that is not one, or a Unix socket that is not there (no heartbeat could
+    reach it)."""
+    try:
+        point = endpoint(address)
+    except ValueError as exc:
+        raise BackendError(
+            f"{exc} (given by {REMOTE_VAR}, the spec's env.remote or make_env's remote; "
+            "local: the envs run in this process)"
+        ) from None
+    path = point[len("ipc://") :] if point.startswith("ipc://") else ""
+    if (
+        path and not path.startswith("@") and not os.path.exists(path)
+    ):  # @: an abstract socket
+        raise BackendError(
+            f"no env server at {address}: {path} does not exist; start one there with "
+            f"`python -m highway_qwen.env.serve --bind {address}`"
+        )
+    return point
+
+
+def client_token(token: str | bytes | None) -> bytes | None:
+    """The token a client gives: ``token``, else :func:`read_token`'s.
+    :class:`~.vector.BackendError` for a token file that cannot be read, or a token too long."""
+    secret = (
+        token.encode("utf-8", "surrogateescape") if isinstance(token, str) else token
+    )
+    if secret is None:
+        try:
+            secret = read_token()
+        except OSError as exc:
+            raise BackendError(
+                f"cannot read the env server's token from the file {TOKEN_VAR}_FILE names "
+                f"({exc.filename}): {exc.strerror}; set it to a readable file, or unset it"
+            ) from None
+    if secret is not None and len(secret) > 255:
+        raise BackendError(
+            f"the env server's token ({TOKEN_VAR}) is at most 255 bytes, got {len(secret)}"
+        )
+    return secret
+
+
 def _dealer(context: Any, token: bytes | None) -> Any:
     """A client socket of ``context``, not yet connected, that gives ``token`` in its
     handshakes (PLAIN needs a password: a placeholder for none, which a server without a
@@ -140,17 +185,7 @@ class RemoteVector:
             "reset": reset_timeout,
             "step": step_timeout,
         }
-        secret = (
-            token.encode("utf-8", "surrogateescape")
-            if isinstance(token, str)
-            else token
-        )
-        secret = secret if secret is not None else read_token()
-        if secret is not None and len(secret) > 255:
-            raise ValueError(
-                f"the env server's token ({TOKEN_VAR}) is at most 255 bytes"
-            )
-        self._link = _Link(address, secret)
+        self._link = _Link(address, client_token(token))
         self._release = weakref.finalize(
             self, self._link.close
         )  # also when dropped unclosed
@@ -313,12 +348,13 @@ class _Link:
     (and :meth:`close` frees its envs) while the heartbeat thread runs."""
 
     def __init__(self, address: str, token: bytes | None) -> None:
+        point = client_endpoint(address)
         self.zmq = zmq = import_zmq()
         self.context = zmq.Context()
         self.session: str | None = None
         self.socket = _dealer(self.context, token)
-        self.socket.connect(endpoint(address))
-        self.heartbeat = _Heartbeat(self.context, endpoint(address), token)
+        self.socket.connect(point)
+        self.heartbeat = _Heartbeat(self.context, point, token)
 
     def close(self) -> None:
         """Tell the server to free the session's envs (whatever ended it: the server frees a

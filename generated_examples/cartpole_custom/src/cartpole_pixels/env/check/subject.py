@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...progress import QUIET, Progress
 from ...spec import SPEC
 from ..backends import load_backend
 from ..backends.base import Backend, Task, load_class
@@ -54,3 +55,4 @@ class Context:
     seed: int  #: of resets and random controls
     steps: int  #: the episode check's limit
     report: Report  #: where the episode check records its times
+    progress: Progress = QUIET  #: where a long check says how far it got

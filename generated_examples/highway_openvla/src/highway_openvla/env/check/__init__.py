@@ -9,7 +9,8 @@ the cameras, state, controls and reward signals the spec declares.
 
 Each check runs on fresh instances, so one failure does not hide the next, and prints PASS or
 FAIL with the first offending value; then the time per reset and per step. Exit status: 0
-when every check passes, 1 when one fails, 2 when the backend cannot be loaded.
+when every check passes, 1 when one fails, 2 when the backend cannot be loaded. On a
+terminal, stderr says how far it got: a line a check, with the rate of its steps.
 
 The checks are in :mod:`.checks`, one per concern; :func:`~.runner.run` runs them and
 :mod:`.report` says what they found. This module is the command.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ...progress import Progress
 from ...spec import SPEC
 from ..backends.base import SimulatorMissingError
 from .checks import CHECKS
@@ -46,7 +48,8 @@ USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 def main(argv: list[str] | None = None) -> int:
     """The command: the report of the checks on ``--backend``, and the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m highway_openvla.env.check", description=__doc__.split("\n")[0]
+        prog="python -m highway_openvla.env.check",
+        description=_first_paragraph(__doc__),
     )
     parser.add_argument(
         "--backend",
@@ -61,7 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        report = run(args.backend, steps=args.steps, seed=args.seed)
+        report = run(
+            args.backend,
+            steps=args.steps,
+            seed=args.seed,
+            progress=Progress(parser.prog),
+        )
     except (SimulatorMissingError, ValueError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
@@ -73,3 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     print(report.text())
     return 0 if report.ok else 1
+
+
+def _first_paragraph(doc: str) -> str:
+    """The docstring's first paragraph, for ``--help``: on one line, as plain text."""
+    return " ".join(doc.split("\n\n")[0].split()).replace("``", "")

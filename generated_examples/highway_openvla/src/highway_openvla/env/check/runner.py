@@ -6,8 +6,10 @@ it measured collected in a :class:`~.report.Report`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+from ...progress import QUIET, Progress, rate
 from ...spec import SPEC
 from ..backends.base import SimulatorMissingError
 from .checks import CHECKS
@@ -21,10 +23,12 @@ def run(
     steps: int | None = None,
     seed: int = 0,
     only: Sequence[str] | None = None,
+    progress: Progress = QUIET,
 ) -> Report:
     """Run the checks (``only`` those named, in :data:`CHECKS` order) on ``backend``: a
     name for :func:`load_subject`, or a subject. The episode check runs at most ``steps``
-    steps (default: the spec's max_episode_steps, at most 200).
+    steps (default: the spec's max_episode_steps, at most 200). ``progress`` gets a line
+    a check, with the rate of its steps, and the episode check's on its way.
 
     Raises:
         SimulatorMissingError: The backend imports its simulator lazily and it is missing.
@@ -36,12 +40,15 @@ def run(
     subject = load_subject(backend) if isinstance(backend, str) else backend
     limit = steps if steps is not None else min(SPEC.env.max_episode_steps, 200)
     report = Report(subject.name)
-    context = Context(seed, limit, report)
-    for name, check in CHECKS.items():
-        if only is not None and name not in only:
-            continue
+    context = Context(seed, limit, report, progress)
+    names = [name for name in CHECKS if only is None or name in only]
+    progress.line(
+        f"{len(names)} checks on {subject.name}, an episode of up to {limit} steps"
+    )
+    for number, name in enumerate(names, 1):
+        started, stepped = time.perf_counter(), len(report.step_s)
         try:
-            report.results.append(Result(name, True, check(subject, context)))
+            report.results.append(Result(name, True, CHECKS[name](subject, context)))
         except SimulatorMissingError:
             raise
         except Unimplemented as exc:
@@ -50,4 +57,9 @@ def run(
             report.results.append(Result(name, False, str(exc)))
         except Exception as exc:  # noqa: BLE001 - whatever a backend raises is a finding
             report.results.append(Result(name, False, f"raised {describe(exc)}"))
+        verdict = "passed" if report.results[-1].ok else "FAILED"
+        line = f"[{number}/{len(names)}] {name} {verdict} in {time.perf_counter() - started:.1f} s"
+        if len(report.step_s) > stepped:
+            line += f" ({rate(len(report.step_s) - stepped, sum(report.step_s[stepped:]), 'steps')})"
+        progress.line(line)
     return report

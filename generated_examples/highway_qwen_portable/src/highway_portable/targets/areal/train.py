@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...model import CheckpointError
+from ...model.policy import require_local
 from . import import_areal
 from .workflow import GROUP_SIZE, MAX_DECISIONS
 
@@ -26,6 +28,7 @@ cli_args = import_areal("areal.api.cli_args")
 alloc_mode = import_areal("areal.api.alloc_mode")
 name_resolve = import_areal("areal.utils.name_resolve")
 
+USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 CONFIG = Path(__file__).with_name("config.yaml")
 WORKFLOW = f"{__package__}.workflow.VlaWorkflow"
 
@@ -112,11 +115,24 @@ def absolute_paths(config: Any, base: Path) -> None:
         dataset.path = str((base / dataset.path).resolve())
 
 
+def expr_config(argv: list[str]) -> VlaGRPOConfig:
+    """AReaL's ``load_expr_config`` of ``argv``, unchecked, leaving Hydra's global state as it
+    found it: AReaL initializes Hydra and leaves it so, and a later ``initialize`` in this
+    process (another framework's config, a test) would fail."""
+    from hydra.initialize import get_gh_backup, restore_gh_from_backup
+
+    backup = get_gh_backup()
+    try:
+        return cli_args.load_expr_config(argv, VlaGRPOConfig)[0]
+    finally:
+        restore_gh_from_backup(backup)
+
+
 def load(argv: list[str]) -> VlaGRPOConfig:
     """The config of ``argv`` (AReaL's command line), checked, with absolute paths."""
     if "--config" not in argv:
         argv = ["--config", str(CONFIG), *argv]
-    config, _ = cli_args.load_expr_config(argv, VlaGRPOConfig)
+    config = expr_config(argv)
     problems = check(config)
     if problems:
         raise SystemExit("config problems:\n  " + "\n  ".join(problems))
@@ -139,6 +155,16 @@ def main(argv: list[str] | None = None) -> None:
     from datasets import load_from_disk
 
     config = load(sys.argv[1:] if argv is None else argv)
+    try:
+        require_local(config.actor.path)  # before AReaL's servers read it as a Hub id
+    except (
+        CheckpointError
+    ) as exc:  # as smoke --checkpoint says it: one paragraph, exit 2
+        print(
+            f"python -m {__package__}.train: error: {exc} (here: actor.path=DIR)",
+            file=sys.stderr,
+        )
+        raise SystemExit(USAGE_ERROR) from None
     trainer_module = import_areal("areal")
     dataset = load_from_disk(config.train_dataset.path)
     with trainer_module.PPOTrainer(config, train_dataset=dataset) as trainer:

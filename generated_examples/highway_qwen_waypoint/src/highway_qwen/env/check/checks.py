@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...progress import rate
 from ...spec import SPEC
 from .. import actions
 from ..backends.base import SimulatorMissingError
@@ -182,6 +183,9 @@ def _episode(subject: Subject, context: Context) -> str:
             start = time.perf_counter()
             out = five(call(env, "step", random_control(rng)), f"step {step}")
             report.step_s.append(time.perf_counter() - start)
+            context.progress.tick(
+                f"episode: {rate(step, sum(report.step_s[-step:]), 'steps')} (up to {context.steps})"
+            )
             check_obs(out[0], f"step {step}")
             check_signals(out[4], f"step {step}")
             _note_flat(flat, out[0])
