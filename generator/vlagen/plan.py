@@ -306,6 +306,7 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
         "serve",
         "server",
         "session",
+        "tokens",
         "transport",
         "vector",
         "wire",
