@@ -272,15 +272,15 @@ def test_a_server_beyond_loopback_without_a_token_exits_2() -> None:
 
 
 @pytest.mark.process_control
-@pytest.mark.process_control
 def test_a_unix_socket_path_holding_a_file_or_a_live_server_is_refused(
     tmp_path: Path, server: str
 ) -> None:
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me")
     for address in (f"unix://{precious}", server):
+        new = tmp_path / "token.txt"  # a token file to create, once the server listens
         done = subprocess.run(
-            [*SERVE, "--bind", address],
+            [*SERVE, "--bind", address, "--token-file", str(new)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -288,6 +288,7 @@ def test_a_unix_socket_path_holding_a_file_or_a_live_server_is_refused(
             env=ENV,
         )
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert not new.exists()
     assert precious.read_text() == "keep me"
 
 

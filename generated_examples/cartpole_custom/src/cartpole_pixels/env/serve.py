@@ -49,6 +49,7 @@ import ipaddress
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--max-envs must be positive, --max-workers and --max-total-workers at least 0 and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
         )
-    token, source = _token(parser, args)
+    token, source, new_file = _token(parser, args)
     with contextlib.redirect_stdout(sys.stderr):  # what a simulator prints on import
         served = (
             describe()
@@ -164,13 +165,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     except (ValueError, import_zmq().ZMQError) as exc:
         parser.error(f"cannot listen on {args.bind}: {exc}")
-    made = None
+    made = None  # written once the server listens: a server that cannot writes nothing
     if (
         source is None and token is not None
     ):  # made here: where this user's clients look
         made = tokens.runtime_file(server.address)
-        tokens.write_private(made, token)
         source = f"{made}, readable by you only"
+    try:
+        if new_file is not None or made is not None:
+            tokens.write_private(made or Path(new_file), token)
+    except OSError as exc:
+        server.close()
+        parser.error(f"cannot write the token: {exc}")
 
     def stop(signum: int, frame: Any) -> None:
         server.stopping = True
@@ -195,19 +201,23 @@ def main(argv: list[str] | None = None) -> int:
 
 def _token(
     parser: argparse.ArgumentParser, args: argparse.Namespace
-) -> tuple[bytes | None, str | None]:
-    """The token clients must give and where it comes from; (token, None) for one to make
-    here (written once the address is known), (None, None) for a Unix socket file given none."""
+) -> tuple[bytes | None, str | None, str | None]:
+    """The token clients must give, where it comes from (None: made here, for the runtime
+    file of the address) and the ``--token-file`` to create with it; (None, None, None) for
+    a Unix socket file given none."""
+    if args.token_file and not os.path.lexists(args.token_file):
+        if not os.path.isdir(os.path.dirname(os.path.abspath(args.token_file))):
+            parser.error(
+                f"cannot create the token file {args.token_file}: its folder does not exist"
+            )
+        return (
+            tokens.new_token(),
+            f"{args.token_file} (new, readable by you only: copy it to your clients)",
+            args.token_file,
+        )
     path = args.token_file or (
         None if os.environ.get(TOKEN_VAR) else os.environ.get(TOKEN_VAR + "_FILE")
     )
-    source = path or TOKEN_VAR
-    if args.token_file and not os.path.lexists(args.token_file):
-        try:
-            tokens.write_private(args.token_file, tokens.new_token())
-        except OSError as exc:
-            parser.error(f"cannot create the token file: {exc}")
-        source = f"{args.token_file} (new: copy it to your clients)"
     try:
         token = read_token(args.token_file)
     except OSError as exc:
@@ -223,14 +233,14 @@ def _token(
     if token is not None:
         if path and (problem := tokens.shared(path)):
             print(f"warning: {problem}", file=sys.stderr, flush=True)
-        return token, source
+        return token, path or TOKEN_VAR, None
     if not tokens.needs_token(args.bind):
-        return None, None
+        return None, None, None
     if not is_loopback(args.bind):
         parser.error(
             f"{args.bind} is reachable beyond this host: give a token (--token-file PATH, created if it does not exist, or {TOKEN_VAR}), or bind a loopback address or a Unix socket file"
         )
-    return tokens.new_token(), None
+    return tokens.new_token(), None, None
 
 
 if __name__ == "__main__":
