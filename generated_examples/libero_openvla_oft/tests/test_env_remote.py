@@ -882,6 +882,32 @@ def test_a_token_file_is_made_private_and_a_shared_one_is_warned_of(
         ).close()
 
 
+def test_only_a_unix_socket_file_goes_without_a_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not tokens.needs_token("unix:///run/sim/env.sock")
+    for address in (
+        "unix://@sim",
+        "tcp://127.0.0.1:5555",
+        "tcp://[::1]:5555",
+        "tcp://0.0.0.0:5555",
+    ):
+        assert tokens.needs_token(address), address
+    monkeypatch.setenv(tokens.RUNTIME_VAR, str(tmp_path))
+    where = tokens.runtime_file("tcp://127.0.0.1:5555")
+    assert (
+        where.parent.is_relative_to(tmp_path)
+        and where.name == "tcp-127.0.0.1-5555.token"
+    )
+    assert tokens.made_for("tcp://127.0.0.1:5555") is None
+    tokens.write_private(where, b"k" * 32)
+    assert tokens.made_for("tcp://127.0.0.1:5555") == b"k" * 32
+    assert (
+        where.stat().st_mode & 0o777 == 0o600
+        and where.parent.stat().st_mode & 0o077 == 0
+    )
+
+
 def test_a_socket_path_whose_server_cannot_be_told_is_kept(tmp_path: Path) -> None:
     """A socket whose connect fails otherwise than refused (here: its backlog is full) may
     have a server behind it: it is not deleted, and the server says why it cannot bind."""

@@ -27,16 +27,14 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-RUNTIME_VAR = (
-    "XDG_RUNTIME_DIR"  #: the per-user runtime folder (``~/.local/share`` without it)
-)
+#: The per-user runtime folder (``~/.local/share`` without it).
+RUNTIME_VAR = "XDG_RUNTIME_DIR"
 
 
 def needs_token(address: str) -> bool:
     """Whether a server on ``address`` must have a token: all but a Unix socket file."""
-    return not address.startswith("unix://") or address[len("unix://") :].startswith(
-        "@"
-    )
+    socket_file = address.startswith("unix://") and not address.startswith("unix://@")
+    return not socket_file
 
 
 def runtime_dir() -> Path:
@@ -76,7 +74,7 @@ def write_private(path: Path, token: bytes) -> None:
 def made_for(address: str) -> bytes | None:
     """The token your server on ``address`` made, or None (none of yours runs there)."""
     try:
-        return Path(runtime_file(address)).read_bytes().strip() or None
+        return runtime_file(address).read_bytes().strip() or None
     except OSError:
         return None
 
