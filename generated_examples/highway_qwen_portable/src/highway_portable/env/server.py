@@ -139,7 +139,7 @@ class Server:
 
     def _authenticate(self) -> None:
         """Answer ZeroMQ's question about one handshake: is its PLAIN password the token?
-        Without a token (loopback only) every client is let in."""
+        Without a token (a Unix socket file: its owner only can connect) every client is let in."""
         request = (
             self.zap.recv_multipart()
         )  # version, id, domain, address, identity, mechanism, credentials...
