@@ -14,7 +14,8 @@ the same traffic:
 2. **local pool**: ``make_env(workers=W)``, the baseline (images in shared memory);
 3. **server, Unix socket**: ``python -m highway_openvla.env.serve`` in a process of its own,
    the client asking it for the same envs in ``W`` workers;
-4. **server, loopback TCP**: the same over ``tcp://127.0.0.1``.
+4. **server, loopback TCP**: the same over ``tcp://127.0.0.1`` (with the token the server
+   makes, which the client finds).
 
 Runs are interleaved (one of each per round, ``--rounds`` rounds, the order rotated every
 round) so that machine load falls on all sides alike. Each line reports the median env steps
@@ -83,13 +84,18 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200, help="batch steps per run")
     parser.add_argument("--num-envs", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--backend", default="gymnasium", help="gymnasium (highway-env) or synthetic")
+    parser.add_argument(
+        "--backend", default="gymnasium", help="gymnasium (highway-env) or synthetic"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     sys.path.insert(0, str(HIGHWAY / "src"))
     make_env = importlib.import_module("highway_openvla.env").make_env
     with tempfile.TemporaryDirectory(prefix="env-server-bench-") as scratch:
         os.chdir(scratch)
+        # The loopback TCP server makes a token and writes it where this process's client
+        # finds it: the scratch folder, not the user's runtime folder.
+        os.environ["XDG_RUNTIME_DIR"] = scratch
         unix, unix_address = _serve(f"unix://{scratch}/env.sock")
         tcp, tcp_address = _serve("tcp://127.0.0.1:0")
         try:
@@ -97,8 +103,12 @@ def main() -> None:
             sides = {
                 "in-process": lambda: make_env(**common, workers=0),
                 "local pool": lambda: make_env(**common, workers=args.workers),
-                "server, Unix socket": lambda: make_env(**common, workers=args.workers, remote=unix_address),
-                "server, loopback TCP": lambda: make_env(**common, workers=args.workers, remote=tcp_address),
+                "server, Unix socket": lambda: make_env(
+                    **common, workers=args.workers, remote=unix_address
+                ),
+                "server, loopback TCP": lambda: make_env(
+                    **common, workers=args.workers, remote=tcp_address
+                ),
             }
             names = list(sides)
             seconds: dict[str, list[float]] = {name: [] for name in names}
@@ -122,7 +132,11 @@ def main() -> None:
     for name in names:
         rate = sim_steps / median[name]
         extra_us = (median[name] - base) / args.steps * 1e6
-        results[name] = {"steps_per_s": rate, "ratio": base / median[name], "extra_us_per_step": extra_us}
+        results[name] = {
+            "steps_per_s": rate,
+            "ratio": base / median[name],
+            "extra_us_per_step": extra_us,
+        }
         print(
             f"  {name:<22} {rate:>9.0f} env steps/s  {base / median[name]:>5.2f}x the pool  "
             f"{extra_us:>+8.0f} us per batch step"

@@ -42,7 +42,7 @@ def test_another_address_is_refused_where_it_is_written(address: str) -> None:
 
 def test_every_package_gets_the_server_its_client_the_wire_and_their_tests() -> None:
     tree = generate(load_spec_text(MINIMAL_SPEC, "s.yaml").spec).tree
-    for module in ("serve", "remote", "wire"):
+    for module in ("serve", "remote", "tokens", "wire"):
         assert f"{PACKAGE}/env/{module}.py" in tree, module
     assert "tests/test_env_remote.py" in tree
     readme = tree["README.md"].content.decode()

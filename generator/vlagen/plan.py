@@ -328,6 +328,7 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
         "serve",
         "server",
         "session",
+        "tokens",
         "transport",
         "vector",
         "wire",

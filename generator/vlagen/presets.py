@@ -77,6 +77,10 @@ class PresetDecl:
         gymnasium: Default gymnasium settings, from the spec, for gymnasium-backed presets.
         info_signals: Built-in signal → (the simulator's info key, scale).
         ego: Where a gymnasium backend finds the ego pose for waypoint controllers.
+        coverage: How a gymnasium backend computes the simulator's coverage itself, the same
+            to the last bit in every process (``"pusht_ordered"``: gym-pusht sums the T's two
+            parts in the order of a set of pymunk shapes, which follows their memory
+            addresses, so that one process's reward differed from another's by an ulp).
         sized_by: How the simulator is told each camera's size, so that it renders at the
             spec's (empty: it is not; the gymnasium backend resizes what it renders, and a
             class of yours returns that size itself).
@@ -117,6 +121,7 @@ class PresetDecl:
     gymnasium: Callable[[Env], Gymnasium] | None = None
     info_signals: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     ego: str | None = None
+    coverage: str | None = None
     sized_by: str = ""
     gripper_closes: str = "high"
     checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
@@ -253,6 +258,7 @@ PRESETS: dict[str, PresetDecl] = {
             requirements=("gym-pusht>=0.1.5",),
             gymnasium=_pusht,
             info_signals={"success": ("is_success", 1.0)},
+            coverage="pusht_ordered",
         ),
         PresetDecl(
             name="libero",

@@ -70,6 +70,42 @@ def test_control_bounds_come_from_the_simulator() -> None:
         instance.close()
 
 
+def test_the_coverage_is_the_same_whatever_order_the_ts_parts_come_in() -> None:
+    """gym-pusht sums the T's parts in the order of a set (their memory addresses): on the
+    states below, one order's coverage differs from the other's in the last bit. The
+    backend's is the same either way, so a worker, the env server and this process agree."""
+    pytest.importorskip(SIMULATOR)
+    from gym_pusht.envs.pusht import pymunk_to_shapely
+
+    env = backend.make(0)
+    rng = np.random.default_rng(0)
+    orders_differ = 0
+    try:
+        for seed in range(30):
+            env.reset(seed=seed, task_id=0, state_id=0)
+            for _ in range(5):
+                env.step(rng.uniform(0, 512, 2).astype(np.float32))
+                sim, parts = env.env.unwrapped, list(env.env.unwrapped.block.shapes)
+                goal = sim.get_goal_pose_body(sim.goal_pose)
+                theirs = [
+                    pymunk_to_shapely(goal, p)
+                    .intersection(pymunk_to_shapely(sim.block, p))
+                    .area
+                    / pymunk_to_shapely(goal, p).area
+                    for p in (parts, parts[::-1])
+                ]
+                ours = [backend.coverage(sim, p) for p in (parts, parts[::-1])]
+                orders_differ += theirs[0] != theirs[1]
+                assert ours[0] == ours[1] and abs(ours[0] - theirs[0]) <= 1e-12, (
+                    seed,
+                    ours,
+                    theirs,
+                )
+    finally:
+        env.close()
+    assert orders_differ, "no state where the order mattered: the test shows nothing"
+
+
 def test_built_in_signals_come_from_the_simulator_info() -> None:
     pytest.importorskip(SIMULATOR)
     instance = backend.make(0)

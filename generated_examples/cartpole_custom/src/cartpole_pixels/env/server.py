@@ -9,24 +9,26 @@ heartbeats, each call to its session and each answer back), and the sessions
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hmac
 import math
 import os
 import queue
 import secrets
-import socket
-import stat
+import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-from . import wire
+from . import tokens, wire
 from .remote import ZAP_DOMAIN, endpoint, import_zmq
 from .session import Session
 
 HANDSHAKE_S = 5.0  #: seconds a connection may take to complete ZeroMQ's handshake
 HEADER_ROOM = 1 << 16  #: bytes of a call's header beyond its arrays (args, names)
+MAX_FRAMES = (
+    8  #: frames of a message: its route, its header and a call's arrays (3 at most)
+)
 SHUTDOWN_S = 10.0  #: seconds a stopping server gives its sessions to close their envs
 ZAP = (
     "inproc://zeromq.zap.01"  #: where ZeroMQ asks its handshakes' ZAP handler (RFC 27)
@@ -44,6 +46,7 @@ class Server:
         token: bytes | None,
         max_envs: int,
         max_workers: int,
+        max_total_workers: int,
         session_timeout: float,
     ) -> None:
         zmq = import_zmq()
@@ -53,6 +56,10 @@ class Server:
             max_workers,
             session_timeout,
         )
+        self.max_total_workers = max_total_workers
+        self.instance = secrets.token_hex(
+            8
+        )  #: in every answer: a restarted server is another
         self.context = zmq.Context()
         self.zap = self.context.socket(
             zmq.REP
@@ -79,8 +86,8 @@ class Server:
             place = place[:-2] + ":*"  # any free port; the address printed says which
         try:
             if place.startswith("ipc://"):
-                _claim(place[len("ipc://") :])
-            with _private_files():
+                tokens.claim_socket(place[len("ipc://") :])
+            with tokens.private_files():
                 self.socket.bind(place)
         except BaseException:
             self.context.destroy(linger=0)
@@ -124,13 +131,15 @@ class Server:
         ):  # else the process's exit closes it
             os.close(self._woken)
             os.close(self._wake)
-        if self.address.startswith("unix://"):
+        if self.address.startswith("unix://") and not self.address.startswith(
+            "unix://@"
+        ):
             with contextlib.suppress(OSError):
                 os.unlink(self.address[len("unix://") :])
 
     def _authenticate(self) -> None:
         """Answer ZeroMQ's question about one handshake: is its PLAIN password the token?
-        Without a token (loopback only) every client is let in."""
+        Without a token (a Unix socket file: its owner only can connect) every client is let in."""
         request = (
             self.zap.recv_multipart()
         )  # version, id, domain, address, identity, mechanism, credentials...
@@ -170,11 +179,32 @@ class Server:
                 self._end(session)
 
     def _receive(self) -> None:
-        """One client message; whatever it holds, an answer (or none) and the loop goes on."""
+        """One client message; whatever it holds, an answer (or none) and the loop goes on.
+        One of more frames or bytes than a call has is let go unread, and the memory ZeroMQ
+        held it in given back to the system."""
         route, *frames = self.socket.recv_multipart(copy=False)
+        size, count, most = (
+            sum(len(frame) for frame in frames),
+            len(frames),
+            largest_call(self.max_envs),
+        )
+        if count >= MAX_FRAMES or size > most:
+            del frames
+            _give_back_memory()
+            self._answer(
+                route,
+                None,
+                f"a message of {size} bytes in {count} frames is over a call's {most} bytes in {MAX_FRAMES - 1}: dropped",
+            )
+            return
         try:
             self._dispatch(route, frames)
         except Exception as exc:  # noqa: BLE001 - one message never stops the server
+            print(
+                f"env server: a message failed: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+                flush=True,
+            )
             self._answer(route, None, f"{type(exc).__name__}: {exc}")
 
     def _dispatch(self, route: Any, frames: list[Any]) -> None:
@@ -189,12 +219,17 @@ class Server:
             header.get("session"),
         )
         sid = sid if isinstance(sid, str) else None
-        if call == "ping":
+        if call == "ping":  # says whether it has the session: one it never had is gone
             if sid in self.sessions:
                 self.sessions[sid].last_seen = time.monotonic()
-            self.socket.send_multipart(
-                [route, *wire.pack({"status": "ok", "sequence": sequence})]
-            )
+            pong = {
+                "status": "ok",
+                "sequence": sequence,
+                "server": self.instance,
+                "session": sid,
+                "known": sid in self.sessions,
+            }
+            self.socket.send_multipart([route, *wire.pack(pong)])
         elif call == "hello":
             self._hello(route, header, arrays)
         elif sid not in self.sessions:
@@ -233,8 +268,35 @@ class Server:
                 f"num_envs must be a count from 1 to the {free} envs this server has free (--max-envs {self.max_envs}), got {str(n)[:20]}",
             )
             return
+        workers, client = header.get("workers", 0), route.bytes
+        if type(workers) is not int or workers < 0:
+            self._answer(
+                route,
+                sequence,
+                f"workers is a count of processes, 0 or more, got {str(workers)[:40]}",
+            )
+            return
+        workers = min(workers, n)  # a process steps one env at least
+        mine = sum(s.workers for s in self.sessions.values() if s.client == client)
+        every = sum(s.workers for s in self.sessions.values())
+        if (
+            mine + workers > self.max_workers
+            or every + workers > self.max_total_workers
+        ):
+            self._answer(
+                route,
+                sequence,
+                f"{workers} worker processes more is over this server's limits: --max-workers {self.max_workers} for one client (this one has {mine}), --max-total-workers {self.max_total_workers} for all ({every} running); ask for fewer, or workers=0",
+            )
+            return
         session = Session(
-            secrets.token_hex(16), n, self.max_workers, self.answers, self._wake
+            secrets.token_hex(16),
+            n,
+            workers,
+            self.answers,
+            self._wake,
+            client=client,
+            server=self.instance,
         )
         self.sessions[session.id] = session
         session.forward(route, header, arrays)
@@ -245,7 +307,12 @@ class Server:
                 [
                     route,
                     *wire.pack(
-                        {"status": "error", "sequence": sequence, "error": error}
+                        {
+                            "status": "error",
+                            "sequence": sequence,
+                            "server": self.instance,
+                            "error": error,
+                        }
                     ),
                 ]
             )
@@ -271,20 +338,11 @@ def largest_call(max_envs: int) -> int:
     return HEADER_ROOM + max_envs * (8 * math.prod(wire.CONTROL_SHAPE) + 64)
 
 
-def _claim(path: str) -> None:
-    """Make ``path`` free for a Unix socket: ValueError for a file that is not a socket, or a
-    socket another server answers on; a stale socket (nobody listening) is removed."""
-    if not os.path.lexists(path):
-        return
-    if not stat.S_ISSOCK(os.lstat(path).st_mode):
-        raise ValueError(f"{path} exists and is not a socket: bind another path")
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(path)
-        except OSError:
-            os.unlink(path)  # stale: left by a server that did not exit cleanly
-            return
-    raise ValueError(f"another server is listening on {path}")
+def _give_back_memory() -> None:
+    """Return the heap's free pages to the system (glibc's ``malloc_trim``; elsewhere
+    nothing), after a message ZeroMQ held whole left many freed blocks behind."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _address(bind: str, last_endpoint: str) -> str:
@@ -292,13 +350,3 @@ def _address(bind: str, last_endpoint: str) -> str:
     if bind.startswith("tcp://") and bind.endswith(":0"):
         return bind[:-1] + last_endpoint.rpartition(":")[2]
     return bind
-
-
-@contextlib.contextmanager
-def _private_files() -> Iterator[None]:
-    """Create files readable by their owner only (a Unix socket's)."""
-    mask = os.umask(0o077)
-    try:
-        yield
-    finally:
-        os.umask(mask)

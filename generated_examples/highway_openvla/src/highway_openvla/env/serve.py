@@ -15,7 +15,8 @@ Several clients at once: each client's hello asks for its own envs (``num_envs``
 backend, in ``workers`` processes), which the server builds for it alone and frees when the
 client closes, or after ``--session-timeout`` seconds without a call or heartbeat from it (a
 client that vanished); ``--max-envs`` bounds the envs of all clients together and
-``--max-workers`` the worker processes one client may ask for. Each client's
+``--max-workers`` the worker processes of one client's envs (one connection's sessions
+together), ``--max-total-workers`` those of all clients. Each client's
 calls run in a thread of its own, so one client's slow step holds back no other client and no
 heartbeat, with ``workers`` > 0 (the simulator in worker processes) or a simulator that
 releases Python's GIL while it steps; an in-process simulator call that holds the GIL holds
@@ -23,17 +24,21 @@ the whole server meanwhile. A call runs under the pool's deadlines (the spec's
 ``env.step_timeout_s``, ``env.reset_timeout_s``, with ``workers`` > 0; in-process envs cannot
 be cut short). A server stopped while calls run answers them with an error at once.
 
-Security: beyond loopback the server refuses to start without a token (``--token-file``, or
-``HIGHWAY_OPENVLA_ENV_TOKEN``). A client gives it in ZeroMQ's handshake (its PLAIN mechanism; the
+Security: a client gives the server's token in ZeroMQ's handshake (its PLAIN mechanism; the
 server's ZAP handler compares it in constant time), so a connection without it is closed
-before any message of it is read. The token authenticates; it does not encrypt (see the
-README). No pickle or other code-executing format is on the wire (:mod:`.wire`); a frame over
-the size a client can need is dropped by ZeroMQ before it is read; a malformed message gets
-an error answer (or none, when it cannot be answered) and the server goes on. A client past
-the handshake (any local client of a server without a token) is trusted with the server's
-memory for one message: ZeroMQ takes a message of many frames whole before it is read. Calls name the
-session their client's hello opened (a random 128-bit id). A Unix socket is created readable
-by its owner only.
+before any message of it is read. Every address but a Unix socket file needs one (loopback
+TCP and ``unix://@name`` are open to every user of the host; the socket file is created
+readable by its owner only). Give it with ``--token-file PATH`` (a file that does not exist
+is created with a new token, readable by you only) or ``HIGHWAY_OPENVLA_ENV_TOKEN``; on loopback
+without one the server makes one (see :mod:`.tokens`: your clients find it), and beyond
+loopback it refuses to start. The token authenticates; it does not encrypt (see the README).
+No pickle or other code-executing format is on the wire (:mod:`.wire`); a frame over the size
+a client can need is dropped by ZeroMQ before it is read; a message of more frames or bytes
+than a call has is answered with an error and let go; any other malformed message gets an
+error answer (or none, when it cannot be answered) and the server goes on. An error's
+traceback goes to the server's stderr, its message to the client. Calls name the session
+their client's hello opened (a random 128-bit id); every answer names the server (an id made
+at its start), so that a client tells a restarted server from its own.
 """
 
 from __future__ import annotations
@@ -44,24 +49,28 @@ import ipaddress
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import backends, observations
+from . import backends, observations, tokens
 from .remote import HEARTBEAT_S, TOKEN_VAR, endpoint, import_zmq, read_token
 from .server import Server
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 MAX_ENVS = 1024  #: default ``--max-envs``
 MAX_WORKERS = os.cpu_count() or 1  #: default ``--max-workers``
+MAX_TOTAL_WORKERS = (
+    2 * MAX_WORKERS
+)  #: default ``--max-total-workers``: past it, workers only share cores
 SESSION_TIMEOUT = 30.0  #: default ``--session-timeout``, seconds
 
 
 def is_loopback(address: str) -> bool:
     """Whether ``address`` (``unix://`` or ``tcp://``) is reachable from this host only."""
     if address.startswith("unix://"):
-        return True
+        return True  # a socket file or an abstract socket: this host's
     host = endpoint(address)[len("tcp://") :].rpartition(":")[0].strip("[]")
     if host == "localhost":
         return True
@@ -101,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--token-file",
-        help=f"a file holding the token clients must give (default: {TOKEN_VAR}, if set)",
+        help=f"a file holding the token clients must give, created with a new one if it does not exist (default: {TOKEN_VAR}, if set)",
     )
     parser.add_argument(
         "--max-envs",
@@ -113,7 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         "--max-workers",
         type=int,
         default=MAX_WORKERS,
-        help=f"env worker processes one client may ask for (default {MAX_WORKERS}: this host's cores)",
+        help=f"env worker processes of one client (default {MAX_WORKERS}: this host's cores)",
+    )
+    parser.add_argument(
+        "--max-total-workers",
+        type=int,
+        default=MAX_TOTAL_WORKERS,
+        help=f"env worker processes of all clients together (default {MAX_TOTAL_WORKERS}: twice the cores)",
     )
     parser.add_argument(
         "--session-timeout",
@@ -126,26 +141,15 @@ def main(argv: list[str] | None = None) -> int:
         endpoint(args.bind)
     except ValueError as exc:
         parser.error(str(exc))
-    try:
-        token = read_token(args.token_file)
-    except OSError as exc:
-        parser.error(f"cannot read the token file: {exc}")
-    if token is not None and not 16 <= len(token) <= 255:
-        parser.error(
-            "a token of 16 to 255 bytes, please (python -c 'import secrets; print(secrets.token_hex(16))')"
-        )
-    if token is None and not is_loopback(args.bind):
-        parser.error(
-            f"{args.bind} is reachable beyond this host: give a token (--token-file or {TOKEN_VAR}), or bind a loopback address or a Unix socket"
-        )
     if (
         args.max_envs < 1
-        or args.max_workers < 0
+        or min(args.max_workers, args.max_total_workers) < 0
         or args.session_timeout < 2 * HEARTBEAT_S
     ):
         parser.error(
-            f"--max-envs must be positive, --max-workers at least 0 and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
+            f"--max-envs must be positive, --max-workers and --max-total-workers at least 0 and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
         )
+    token, source, new_file = _token(parser, args)
     with contextlib.redirect_stdout(sys.stderr):  # what a simulator prints on import
         served = (
             describe()
@@ -156,10 +160,23 @@ def main(argv: list[str] | None = None) -> int:
             token=token,
             max_envs=args.max_envs,
             max_workers=args.max_workers,
+            max_total_workers=args.max_total_workers,
             session_timeout=args.session_timeout,
         )
     except (ValueError, import_zmq().ZMQError) as exc:
         parser.error(f"cannot listen on {args.bind}: {exc}")
+    made = None  # written once the server listens: a server that cannot writes nothing
+    if (
+        source is None and token is not None
+    ):  # made here: where this user's clients look
+        made = tokens.runtime_file(server.address)
+        source = f"{made}, readable by you only"
+    try:
+        if new_file is not None or made is not None:
+            tokens.write_private(made or Path(new_file), token)
+    except OSError as exc:
+        server.close()
+        parser.error(f"cannot write the token: {exc}")
 
     def stop(signum: int, frame: Any) -> None:
         server.stopping = True
@@ -167,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     print(
-        f"serving {server.address} ({'token required' if token else 'no token: loopback only'})",
+        f"serving {server.address} ({f'token in {source}' if token else 'no token: the socket is readable by you only'})",
         flush=True,
     )
     for line in served:
@@ -176,7 +193,54 @@ def main(argv: list[str] | None = None) -> int:
         server.run()
     finally:
         server.close()
+        if made is not None:
+            with contextlib.suppress(OSError):
+                made.unlink()
     return 0
+
+
+def _token(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[bytes | None, str | None, str | None]:
+    """The token clients must give, where it comes from (None: made here, for the runtime
+    file of the address) and the ``--token-file`` to create with it; (None, None, None) for
+    a Unix socket file given none."""
+    if args.token_file and not os.path.lexists(args.token_file):
+        if not os.path.isdir(os.path.dirname(os.path.abspath(args.token_file))):
+            parser.error(
+                f"cannot create the token file {args.token_file}: its folder does not exist"
+            )
+        return (
+            tokens.new_token(),
+            f"{args.token_file} (new, readable by you only: copy it to your clients)",
+            args.token_file,
+        )
+    path = args.token_file or (
+        None if os.environ.get(TOKEN_VAR) else os.environ.get(TOKEN_VAR + "_FILE")
+    )
+    try:
+        token = read_token(args.token_file)
+    except OSError as exc:
+        parser.error(f"cannot read the token file: {exc}")
+    if token is None and path:
+        parser.error(
+            f"the token file {path} is empty: a token of 16 to 255 bytes, please (--token-file with a path that does not exist creates one)"
+        )
+    if token is not None and not 16 <= len(token) <= 255:
+        parser.error(
+            "a token of 16 to 255 bytes, please (--token-file with a path that does not exist creates one)"
+        )
+    if token is not None:
+        if path and (problem := tokens.shared(path)):
+            print(f"warning: {problem}", file=sys.stderr, flush=True)
+        return token, path or TOKEN_VAR, None
+    if not tokens.needs_token(args.bind):
+        return None, None, None
+    if not is_loopback(args.bind):
+        parser.error(
+            f"{args.bind} is reachable beyond this host: give a token (--token-file PATH, created if it does not exist, or {TOKEN_VAR}), or bind a loopback address or a Unix socket file"
+        )
+    return tokens.new_token(), None, None
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -34,11 +35,22 @@ class Session:
         self,
         sid: str,
         num_envs: int,
-        max_workers: int,
+        workers: int,
         answers: queue.SimpleQueue,
         wake: int,
+        *,
+        client: bytes,
+        server: str,
     ) -> None:
-        self.id, self.num_envs, self.max_workers = sid, num_envs, max_workers
+        self.id, self.num_envs, self.workers = (
+            sid,
+            num_envs,
+            workers,
+        )  #: worker processes, counted by the server
+        self.client, self.server = (
+            client,
+            server,
+        )  #: the connection that opened it; the server's id
         self.last_seen = time.monotonic()
         self.closing = False  #: its client closed it during a call
         self.ready = False  #: its envs are built (its hello answered ok)
@@ -75,17 +87,30 @@ class Session:
                 try:
                     reply, out = self._handle(header, arrays)
                     message = wire.pack(
-                        {"status": "ok", "sequence": sequence, **reply}, out
+                        {
+                            "status": "ok",
+                            "sequence": sequence,
+                            "server": self.server,
+                            **reply,
+                        },
+                        out,
                     )
                 except Exception as exc:  # noqa: BLE001 - answered to the client, who raises it
                     cause = getattr(exc, "cause", None) or type(exc).__name__
                     error = f"{type(exc).__name__}: {exc}"
-                    if not isinstance(exc, (ValueError, ImportError, wire.WireError)):
-                        error += "\n" + traceback.format_exc(limit=8)
+                    if not isinstance(
+                        exc, (ValueError, ImportError, wire.WireError)
+                    ):  # the server's log: not the client's
+                        print(
+                            f"env server: session {self.id[:8]}: {str(header.get('call'))[:20]} failed:\n{traceback.format_exc()}",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                     message = wire.pack(
                         {
                             "status": "error",
                             "sequence": sequence,
+                            "server": self.server,
                             "error": error,
                             "cause": cause,
                         }
@@ -117,17 +142,10 @@ class Session:
         raise ValueError(f"unknown call {str(call)[:40]!r}")
 
     def _hello(self, header: dict[str, Any]) -> tuple[dict[str, Any], wire.Arrays]:
-        backend, workers = header.get("backend"), header.get("workers", 0)
+        backend, workers = header.get("backend"), self.workers
         if backend not in backends.BACKENDS:
             raise ValueError(
                 f"backend {str(backend)[:40]!r} is not one of this package's {sorted(backends.BACKENDS)}"
-            )
-        if (
-            type(workers) is not int
-            or not 0 <= min(workers, self.num_envs) <= self.max_workers
-        ):
-            raise ValueError(
-                f"workers is a count from 0 to this server's --max-workers {self.max_workers}, got {str(workers)[:40]}"
             )
         module = backends.load_backend(backend)
         module.check()  # the simulator is installed here, or the client is told what to install
@@ -139,7 +157,7 @@ class Session:
             self.vector = SubprocessVector(
                 module.make,
                 n,
-                min(workers, n),
+                workers,
                 check_every_step=check,
                 step_timeout=SPEC.env.step_timeout_s,
                 reset_timeout=SPEC.env.reset_timeout_s,

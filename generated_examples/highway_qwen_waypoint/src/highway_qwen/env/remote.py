@@ -12,18 +12,21 @@ when it has not heard from the client for its ``--session-timeout``.
 
 Addresses: ``unix:///path/to/socket`` or ``tcp://HOST:PORT``. The token (the server's
 ``--token-file``) comes from ``HIGHWAY_QWEN_ENV_TOKEN``, or from the file ``HIGHWAY_QWEN_ENV_TOKEN_FILE``
-names; a server listening beyond loopback requires one. It travels in ZeroMQ's handshake (the
-PLAIN mechanism): a server that refuses it closes the connection before reading a message,
-and the call says the token was refused. An address that is neither, a token file that
-cannot be read, or a Unix socket that is not there fails at once (:func:`client_endpoint`,
-:func:`client_token`).
+names, else from the file a server of yours started without one wrote for the address
+(:mod:`.tokens`); every server but one on a Unix socket file requires one. It travels in
+ZeroMQ's handshake (the PLAIN mechanism): a server that refuses it closes the connection
+before reading a message, and the call says the token was refused. An address that is
+neither, a token file that cannot be read, or a Unix socket that is not there fails at once
+(:func:`client_endpoint`, :func:`client_token`).
 
 Every call has a deadline: the spec's ``env.step_timeout_s`` (``env.reset_timeout_s`` for
 hello and reset) plus :data:`MARGIN`, so that the server's own pool deadline reports first,
 with its worker. Sending is part of the call (ZeroMQ holds a send while the socket has no
 connection to queue it on, as after the server refused its handshake). A thread sends a heartbeat every :data:`HEARTBEAT_S`; a server that misses
 :data:`MISSED` of them in a row is taken for dead, or one that refuses the handshake for
-refused, and the call waiting on it fails at once.
+refused, and the call waiting on it fails at once; so does one whose answer to a heartbeat
+says it no longer has this client's session (a server restarted on the address: every
+answer names the server's instance).
 Either way the call raises :class:`~.vector.BackendError` naming the address and the call,
 and the vector is closed.
 """
@@ -40,7 +43,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from . import observations, wire
+from . import observations, tokens, wire
 from .backends.base import Task
 from .vector import BackendError, StepResult
 
@@ -118,13 +121,17 @@ def client_endpoint(address: str) -> str:
     return point
 
 
-def client_token(token: str | bytes | None) -> bytes | None:
-    """The token a client gives: ``token``, else :func:`read_token`'s.
-    :class:`~.vector.BackendError` for a token file that cannot be read, or a token too long."""
+def client_token(token: str | bytes | None, address: str) -> bytes | None:
+    """The token a client of ``address`` gives: ``token``, else :func:`read_token`'s (a
+    warning where its file is readable by others), else the one a server of yours made for
+    ``address`` (:func:`.tokens.made_for`). :class:`~.vector.BackendError` for a token file
+    that cannot be read, or a token too long."""
     secret = (
         token.encode("utf-8", "surrogateescape") if isinstance(token, str) else token
     )
     if secret is None:
+        if not os.environ.get(TOKEN_VAR):
+            tokens.warn_if_shared(os.environ.get(TOKEN_VAR + "_FILE"))
         try:
             secret = read_token()
         except OSError as exc:
@@ -132,6 +139,7 @@ def client_token(token: str | bytes | None) -> bytes | None:
                 f"cannot read the env server's token from the file {TOKEN_VAR}_FILE names "
                 f"({exc.filename}): {exc.strerror}; set it to a readable file, or unset it"
             ) from None
+        secret = secret if secret is not None else tokens.made_for(address)
     if secret is not None and len(secret) > 255:
         raise BackendError(
             f"the env server's token ({TOKEN_VAR}) is at most 255 bytes, got {len(secret)}"
@@ -185,7 +193,7 @@ class RemoteVector:
             "reset": reset_timeout,
             "step": step_timeout,
         }
-        self._link = _Link(address, client_token(token))
+        self._link = _Link(address, client_token(token, address))
         self._release = weakref.finalize(
             self, self._link.close
         )  # also when dropped unclosed
@@ -207,6 +215,9 @@ class RemoteVector:
         except BaseException:
             self.close()
             raise
+        self._link.heartbeat.server = header.get(
+            "server"
+        )  # before the session: the thread checks both
         self._link.session = self._link.heartbeat.session = header["session"]
         self.control_low, self.control_high = (
             arrays["control_low"].copy(),
@@ -298,6 +309,11 @@ class RemoteVector:
                 reply, out = wire.unpack(link.socket.recv_multipart(copy=False))
                 if reply.get("sequence") != self._sequence:
                     continue  # the answer to an earlier call the client gave up on
+                if (
+                    link.heartbeat.server is not None
+                    and reply.get("server") != link.heartbeat.server
+                ):
+                    self._fail(_RESTARTED, call)
                 if reply.get("status") != "ok":
                     cause = reply.get("cause")
                     self._fail(
@@ -383,6 +399,8 @@ class _Heartbeat:
         self._last = time.monotonic()
         self.heard = False  #: whether the server ever answered
         self.refused: str | None = None  #: why the server refused a handshake
+        self.server: str | None = None  #: the instance that answered the hello
+        self.lost: str | None = None  #: why the server no longer has the session
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name="env-remote-heartbeat", daemon=True
@@ -400,17 +418,32 @@ class _Heartbeat:
         return time.monotonic() - self._last
 
     def dead(self) -> bool:
-        return self.refused is not None or self.silence() > MISSED * HEARTBEAT_S
+        return (
+            self.refused is not None
+            or self.lost is not None
+            or self.silence() > MISSED * HEARTBEAT_S
+        )
 
     def why(self) -> str:
-        if self.refused is not None:
-            return self.refused
+        if self.refused is not None or self.lost is not None:
+            return self.refused or self.lost or ""
         if not self.heard:
             return (
                 f"no server answers there ({self.silence():.0f} s without an answer to a "
                 "heartbeat): is `python -m highway_qwen.env.serve` running, at that address?"
             )
         return f"the server stopped answering heartbeats ({self.silence():.0f} s without one)"
+
+    def _check(self, pong: dict[str, Any]) -> None:
+        """Note a session the server answering no longer has: another instance (restarted
+        on the address), or the same one, which freed it (a client silent too long)."""
+        session = self.session
+        if session is None or pong.get("session") != session:
+            return  # sent before the hello was answered
+        if pong.get("server") != self.server:
+            self.lost = _RESTARTED
+        elif pong.get("known") is False:
+            self.lost = "the server no longer has this client's session (it freed its envs after its --session-timeout without a call or heartbeat from here): make the env again"
 
     def _run(self) -> None:
         zmq = import_zmq()
@@ -441,6 +474,7 @@ class _Heartbeat:
                         reply, _ = wire.unpack(socket.recv_multipart())
                         if reply.get("sequence") == nonce:
                             self._last, self.heard = time.monotonic(), True
+                            self._check(reply)
         except (zmq.ZMQError, wire.WireError):
             pass  # the context is closing, or the server speaks another protocol: the call says
         finally:
@@ -450,11 +484,14 @@ class _Heartbeat:
             socket.close(linger=0)
 
 
+_RESTARTED = "the server was restarted on this address (another instance answers): this client's session and envs are gone; make the env again"
+
+
 def _refusal(event: list[bytes]) -> str:
     """What a handshake's failure (a socket monitor's event) tells the user."""
     zmq = import_zmq()
     if int.from_bytes(event[0][:2], "little") == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
-        return f"the server refused the token (the server's --token-file; here {TOKEN_VAR} or {TOKEN_VAR}_FILE)"
+        return f"the server refused the token (the server's --token-file; here {TOKEN_VAR} or {TOKEN_VAR}_FILE; a server of yours started without one wrote its token under {tokens.runtime_dir()}, for the address it printed)"
     return "the handshake failed: the server is not this package's env server, or another version of it"
 
 

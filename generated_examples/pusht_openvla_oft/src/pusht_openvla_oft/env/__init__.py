@@ -11,8 +11,8 @@ What lives where: ``core`` (:class:`VecEnv`: auto-reset, rewards, episode stats)
 vector of backends: ``vector`` (the interface, every env in this process), ``pool``
 (a worker process pool: ``transport``, ``processes``, ``worker``, with ``envs`` stepping one
 process's backends) or ``remote`` (an env server's, over ``wire``; the server is ``serve``,
-``server`` and ``session``). ``observations``, ``actions`` and ``rewards`` hold the
-canonical layout, the action mapping and the shaped reward; ``backends/`` the simulators, ``check/`` their conformance checks.
+``server`` and ``session``; ``tokens`` say who may connect). ``observations``, ``actions``
+and ``rewards`` hold the canonical layout, the action mapping and the shaped reward; ``backends/`` the simulators, ``check/`` their conformance checks.
 """
 
 from __future__ import annotations

@@ -135,6 +135,23 @@ def _along(
     return np.moveaxis(out, 0, axis)
 
 
+def coverage(env: Any, shapes: Any = None) -> float:
+    """gym-pusht's coverage (the share of the goal the T covers, from which its reward and
+    success come) over the T's parts (``shapes``, default the block's) in a fixed order.
+    gym-pusht iterates ``block.shapes``, a set ordered by the shapes' memory addresses, and
+    the intersection's area, summed part by part, differs in its last bit with the order: the
+    same episode's reward differed between processes (a worker, the env server, this one)."""
+    from gym_pusht.envs.pusht import pymunk_to_shapely
+
+    parts = sorted(
+        env.block.shapes if shapes is None else shapes,
+        key=lambda s: [tuple(v) for v in s.get_vertices()],
+    )
+    goal = pymunk_to_shapely(env.get_goal_pose_body(env.goal_pose), parts)
+    block = pymunk_to_shapely(env.block, parts)
+    return goal.intersection(block).area / goal.area
+
+
 class GymnasiumBackend:
     """One gymnasium env in the canonical observation layout."""
 
@@ -146,6 +163,11 @@ class GymnasiumBackend:
         self.gymnasium = gymnasium
         with _makeable(gymnasium):
             self.env = gymnasium.make(ID, **KWARGS)
+        unwrapped = self.env.unwrapped
+        if hasattr(
+            unwrapped, "_get_coverage"
+        ):  # gym-pusht's reward and info["coverage"]
+            unwrapped._get_coverage = functools.partial(coverage, unwrapped)
         space = self.env.action_space
         self.discrete = isinstance(space, gymnasium.spaces.Discrete)
         if self.discrete:
