@@ -254,3 +254,47 @@ def test_a_problem_no_target_mends_is_reported_once_as_validate_reports_it(
     assert fit.output == validate.output
     assert fit.output.count("env.max_episode_steps: Input should be greater than") == 1
     assert "refused" not in fit.output and "fits" not in fit.output
+
+
+def _with_config(areal: str, rlinf: str) -> str:
+    """highway_qwen_portable with a config block (flow mappings) on its AReaL and RLinf
+    entries."""
+    text = (SPECS / "highway_qwen_portable.yaml").read_text(encoding="utf-8")
+    for framework, version, config in (("areal", "1.0", areal), ("rlinf", "0.3", rlinf)):
+        entry = f'{{framework: {framework}, version: "{version}", algorithm: grpo'
+        assert entry in text
+        text = text.replace(entry, f"{entry}, config: {config}")
+    return text
+
+
+def test_the_config_blocks_a_spec_gives_its_targets_are_tried_and_refused_as_validate(
+    tmp_path: Path,
+) -> None:
+    """fit tried each target without its config block: keys validate refuses (derived from
+    the training block) read "5 of 5 targets fit", exit 0."""
+    spec = tmp_path / "c1.yaml"
+    text = _with_config("{actor.optimizer.lr: 1.0e-5}", "{actor.optim.lr: 1.0e-5}")
+    spec.write_text(text, encoding="utf-8")
+    fit = CliRunner().invoke(main, ["targets", "fit", str(spec)])
+    validate = CliRunner().invoke(main, ["validate", str(spec)])
+    assert (fit.exit_code, validate.exit_code) == (2, 2)
+    assert fit.output == validate.output
+    assert "targets[1].config.actor.optim.lr: RLinf 0.3 derives" in fit.output
+    assert "targets[0].config.actor.optimizer.lr: AReaL 1.0 derives" in fit.output
+    # a version the spec does not declare is tried with its framework's keys too, and its
+    # refusal placed on the key's line
+    rlinf = next(f for f in fits(text, "c1.yaml") if f"{f.target.framework}" == "rlinf")
+    assert rlinf.target.version == "0.2" and not rlinf.declared
+    (issue,) = rlinf.problems
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "actor.optim.lr" in row)
+    assert issue.dotted == "targets[1].config.actor.optim.lr" and issue.line == line
+
+
+def test_a_config_block_that_validates_still_fits() -> None:
+    text = _with_config("{actor.eps_clip: 0.3}", "{algorithm.clip_ratio_high: 0.3}")
+    load_spec_text(text, "c.yaml", probe=False)
+    assert {f"{f.target.framework} {f.target.version}" for f in fits(text, "c.yaml")} >= {
+        "areal 1.0",
+        "rlinf 0.3",
+    }
+    assert all(not f.problems for f in fits(text, "c.yaml") if f.declared)

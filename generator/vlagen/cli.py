@@ -496,7 +496,8 @@ def targets_fit(spec: Path) -> None:
     that algorithm trains none), and why not the others.
 
     A report: it exits 0 whatever it finds of the targets; 2, as validate, for a spec it
-    cannot read or one with problems whatever the target (each reported once)."""
+    cannot read, one with problems whatever the target, or one whose config block for a
+    target it declares is refused (each problem reported once)."""
     from .errors import Issue, SpecError
     from .fit import fits, whatever_the_target
 

@@ -2,9 +2,11 @@
 
 ``vlagen targets fit SPEC`` validates SPEC once per declared target (framework and version
 line) with its ``targets`` section replaced by that one target, running the algorithm the
-spec gives that framework, else one it gives another that this target runs, else GRPO. The
-spec's other sections stay where they are in the file, so each refusal is located on the
-user's own lines. A report: refusals are findings, not errors.
+spec gives that framework, else one it gives another that this target runs, else GRPO, and
+the ``config`` block the spec gives that framework. The spec's other sections stay where
+they are in the file, and a problem in a config block is placed at that block's own key, so
+each refusal is located on the user's own lines. A report: refusals are findings, not
+errors, but for the spec's own (:func:`whatever_the_target`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from .errors import Issue, SpecError
 from .load import load_spec_data
 from .targets import TargetDecl, all_targets
-from .yamlsource import parse_yaml
+from .yamlsource import SourceMap, parse_yaml
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Fit:
     algorithm: str
     problems: tuple[Issue, ...]  #: empty where the spec, so targeted, is valid
     without_value_head: bool = False  #: the spec's value head was tried as false
+    declared: bool = False  #: the spec targets this framework at this version
 
     @property
     def label(self) -> str:
@@ -57,11 +60,18 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
     if not isinstance(data, dict):
         raise SpecError(path, [Issue((), "the spec must be a mapping of sections", 1, 1)])
     listed = data.get("targets")
+    listed = listed if isinstance(listed, list) else []
+    entries = [(i, t) for i, t in enumerate(listed) if isinstance(t, dict)]
     wanted = [
         (str(t.get("framework")), t["algorithm"])
-        for t in (listed if isinstance(listed, list) else [])
-        if isinstance(t, dict) and isinstance(t.get("algorithm"), str)
+        for _, t in entries
+        if isinstance(t.get("algorithm"), str)
     ]
+    configs: dict[str, int] = {}  # framework: the index of the first entry with a config
+    for index, entry in entries:
+        if "config" in entry:
+            configs.setdefault(str(entry.get("framework")), index)
+    declared = {(str(t.get("framework")), str(t.get("version"))) for _, t in entries}
     start = source.locate(("targets",), at_key=True).line if "targets" in data else None
     found = []
     for target in all_targets():
@@ -71,25 +81,47 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         drop = has_value_head(trial_data) and algorithm not in target.critics
         if drop:
             trial_data["model"]["value_head"] = False
+        index = configs.get(target.framework)
+        if index is not None:  # the framework's own keys, tried on each of its versions
+            trial_data["targets"][0]["config"] = listed[index]["config"]
         try:
             load_spec_data(trial_data, trial_source, path, trial, probe=False)
         except SpecError as exc:
-            found.append(Fit(target, algorithm, exc.issues, drop))
+            problems = tuple(_in_config(issue, index, source) for issue in exc.issues)
         else:
-            found.append(Fit(target, algorithm, (), drop))
+            problems = ()
+        mine = (target.framework, target.version) in declared
+        found.append(Fit(target, algorithm, problems, drop, mine))
     return tuple(found)
 
 
+def _in_config(issue: Issue, index: int | None, source: SourceMap) -> Issue:
+    """``issue``, where it is in the config block a trial took from ``targets[index]``, placed
+    there in the spec (``source``); else as it is."""
+    if index is None or issue.loc[:3] != ("targets", 0, "config"):
+        return issue
+    loc = ("targets", index, *issue.loc[2:])
+    mark = source.locate(loc)
+    return Issue(loc, issue.message, mark.line, mark.column)
+
+
 def whatever_the_target(found: Sequence[Fit]) -> list[Issue]:
-    """The problems every target is refused with, outside ``targets``: the spec's own, which
-    no choice of target mends (and which keep the target checks from running at all, where
-    the spec's schema refuses it). None where some target fits."""
+    """The spec's own problems, which no choice of target mends: those every target is
+    refused with outside ``targets`` (which keep the target checks from running at all,
+    where the spec's schema refuses it), and those in the config block of a target the spec
+    declares, tried as declared (``vlagen validate`` refuses them too)."""
     common = set(found[0].problems) if found else set()
     for fit in found[1:]:
         common &= set(fit.problems)
-    return [
+    own = [
         issue for issue in found[0].problems if issue in common and issue.loc[:1] != ("targets",)
     ]
+    for fit in found:
+        if fit.declared:
+            own += [
+                i for i in fit.problems if i.loc[:1] == ("targets",) and i.loc[2:3] == ("config",)
+            ]
+    return list(dict.fromkeys(own))
 
 
 def has_value_head(data: dict) -> bool:
