@@ -190,3 +190,15 @@ def test_a_float_yaml_reads_as_text_says_so_and_how_to_write_it() -> None:
         assert load_spec_text(fixed).spec.targets[1].config == {  # what it says to write loads
             "actor.optim.weight_decay": float(instead)
         }
+
+
+def test_a_yaml_boolean_for_a_number_says_yaml_read_it_so() -> None:
+    """`clip_grad: on` read "takes a float, got True", without the explanation the spec's
+    own numbers give (unquoted on/off, yes/no, true/false are YAML booleans)."""
+    text = yaml.safe_dump(_with({1: {"actor.optim.clip_grad": 1.0}}), sort_keys=False)
+    assert text.count("clip_grad: 1.0") == 1
+    (error,) = spec_errors(text.replace("clip_grad: 1.0", "clip_grad: on"))
+    assert error.endswith(
+        "takes a float, got true, which YAML reads as a boolean (unquoted true/false, yes/no "
+        "and on/off are booleans)"
+    ), error

@@ -9,9 +9,8 @@ import math
 from collections.abc import Iterator
 
 from ..errors import Issue, did_you_mean
-from ..spec import (
-    Spec,
-)
+from ..spec import Spec
+from ..spec.fields import read_as_bool
 from ..targets import TargetDecl, all_targets, find_target, unsupported
 from ..targets.common.config_schema import lookup, value_fits
 
@@ -128,7 +127,8 @@ def target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) ->
         elif not value_fits(kind, value):
             yield Issue(
                 ("targets", index, "config", key),
-                f"{decl.title} {decl.version}'s {key} takes a {kind}, got {value!r}"
+                f"{decl.title} {decl.version}'s {key} takes a {kind}, got "
+                + (read_as_bool(value) if isinstance(value, bool) else repr(value))
                 + _number_as_text(kind, value),
             )
 

@@ -162,6 +162,14 @@ BOOL_FOR_NUMBER = "bool_for_number"
 """The pydantic error type of a YAML boolean where a number belongs."""
 
 
+def read_as_bool(value: bool) -> str:
+    """A YAML boolean where something else belongs, and why YAML read it so."""
+    return (
+        f"{str(value).lower()}, which YAML reads as a boolean (unquoted true/false, yes/no "
+        "and on/off are booleans)"
+    )
+
+
 def not_bool(value: Any) -> Any:
     """Refuse a bool where a number belongs. YAML 1.1 reads an unquoted ``on``/``off``,
     ``yes``/``no`` and ``true``/``false`` as booleans, and pydantic takes a bool for an int or
@@ -170,9 +178,8 @@ def not_bool(value: Any) -> Any:
     if isinstance(value, bool):
         raise PydanticCustomError(
             BOOL_FOR_NUMBER,
-            "expected a number, got {value}, which YAML reads as a boolean (unquoted "
-            "true/false, yes/no and on/off are booleans)",
-            {"value": str(value).lower()},
+            "expected a number, got {value}",
+            {"value": read_as_bool(value)},
         )
     return value
 
