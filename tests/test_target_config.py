@@ -68,7 +68,7 @@ def test_unknown_mistyped_and_derived_keys_are_located_errors() -> None:
     ]
     assert "derives rollout.consumer_batch_size (8) from the spec: training.groups" in errors[0]
     assert "not a key of RLinf 0.3's config" in errors[1]
-    assert "did you mean 'actor.optim.lr'?" in errors[1]
+    assert "the closest key, actor.optim.lr, is derived from the spec: training.learni" in errors[1]
     assert "takes a float, got 'x'" in errors[2]
     assert "derives data.train_batch_size (8)" in errors[3] and "change that instead" in errors[3]
     assert all(e.startswith("spec.yaml:") and e.split(":")[1].isdigit() for e in errors)
@@ -202,3 +202,35 @@ def test_a_yaml_boolean_for_a_number_says_yaml_read_it_so() -> None:
         "takes a float, got true, which YAML reads as a boolean (unquoted true/false, yes/no "
         "and on/off are booleans)"
     ), error
+
+
+def test_a_nested_config_block_is_told_its_keys_are_dotted_paths() -> None:
+    """`actor: {optim: {lr: ...}}` read "actor is not a key ... did you mean 'actor.seed'?":
+    no word of dotted paths, and a suggestion (derived from training.seed) refused in turn."""
+    errors = spec_errors(
+        _with(
+            {0: {"actor": {"optimizer": {"weight_decay": 0.1}}}, 1: {"actor": {"optim": {"lr": 1}}}}
+        )
+    )
+    assert [e.split(": ", 2)[1] for e in errors] == [
+        "targets[0].config.actor",
+        "targets[1].config.actor",
+    ]
+    assert errors[0].endswith(
+        "the config block's keys are dotted paths, each to one value: write "
+        "actor.optimizer.weight_decay: ..., not actor: {optimizer: {weight_decay: ...}}"
+    ), errors[0]
+    assert (
+        "write actor.optim.lr: ..., not actor: {optim: {lr: ...}} (actor.optim.lr is " in errors[1]
+    )
+    assert "derived from the spec: training.learning_rate" in errors[1]
+    assert "did you mean" not in errors[1]
+
+
+def test_a_misspelt_key_is_offered_only_keys_the_target_takes() -> None:
+    (derived,) = spec_errors(_with({1: {"actor.sed": 3}}))
+    assert derived.endswith(
+        "the closest key, actor.seed, is derived from the spec: training.seed; change that instead"
+    ), derived
+    (taken,) = spec_errors(_with({1: {"actor.optim.weight_decey": 0.1}}))
+    assert taken.endswith("did you mean 'actor.optim.weight_decay'?"), taken

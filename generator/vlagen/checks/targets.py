@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..errors import Issue, did_you_mean
+from ..errors import Issue, closest, did_you_mean
 from ..spec import Spec
 from ..spec.fields import read_as_bool
 from ..targets import TargetDecl, all_targets, find_target, unsupported
@@ -122,7 +122,7 @@ def target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) ->
                 ("targets", index, "config", key),
                 f"{key} is not a key of {decl.title} {decl.version}'s config (its snapshot, "
                 f"{decl.framework}_{decl.version.replace('.', '_')}.config.json)"
-                + did_you_mean(key, keys),
+                + _instead(key, value, keys, derived),
             )
         elif not value_fits(kind, value):
             yield Issue(
@@ -131,6 +131,31 @@ def target_config(spec: Spec, decl: TargetDecl, index: int, *, planned: bool) ->
                 + (read_as_bool(value) if isinstance(value, bool) else repr(value))
                 + _number_as_text(kind, value),
             )
+
+
+def _instead(key: str, value: object, keys: dict[str, str], derived: dict) -> str:
+    """What to write for ``key``, which is not one of ``keys``: a nested mapping's dotted
+    path (the block's keys are paths to one value each), else the closest key, unless the
+    target ``derived`` it from the spec (then the spec's field that sets it)."""
+    if isinstance(value, dict) and value:
+        path, nested, leaf = key, key, value
+        while isinstance(leaf, dict) and leaf:
+            name, leaf = next(iter(leaf.items()))
+            path, nested = f"{path}.{name}", f"{nested}: {{{name}"
+        nested += ": ..." + "}" * nested.count("{")
+        said = (
+            "; the config block's keys are dotted paths, each to one value: write "
+            f"{path}: ..., not {nested}"
+        )
+        return said + (f" ({path} {_derived_note(path, derived)})" if path in derived else "")
+    close = closest(key, keys)
+    if close in derived:
+        return f"; the closest key, {close}, {_derived_note(close, derived)}"
+    return did_you_mean(key, [k for k in keys if k not in derived])
+
+
+def _derived_note(key: str, derived: dict) -> str:
+    return f"is derived from the spec: {derived[key].source}; change that instead"
 
 
 def _number_as_text(kind: str, value: object) -> str:
