@@ -231,6 +231,14 @@ def test_rlinfs_name_for_an_algorithm_is_given(wrong: str, name: str) -> None:
     assert f"write algorithm: {name} (supported: gae, grpo, grpo_dynamic, reinpp)" in line
 
 
+def test_a_fractional_number_for_an_integer_is_named_once() -> None:
+    """`gpus_per_node: 4.5` read "...got a number with a fractional part, got 4.5"."""
+    (line,) = spec_errors(MINIMAL_SPEC + "resources:\n  gpus_per_node: 4.5\n")
+    assert line.endswith(
+        "resources.gpus_per_node: Input should be a valid integer, got 4.5, which has a fraction"
+    ), line
+
+
 def test_a_yaml_boolean_is_not_a_number() -> None:
     """YAML 1.1 reads `on`, `no`, `yes`, `true` as booleans, and pydantic took a bool for a
     number: `gpus_per_node: on` was one GPU and a reward's `weight: no` silently zero."""

@@ -183,6 +183,8 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
     elif kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
+    elif kind == "int_from_float":  # pydantic's message names no value: name it once
+        message = f"Input should be a valid integer, got {short_repr(value)}, which has a fraction"
     elif kind not in _OWN_MESSAGES and not isinstance(value, dict | list):
         message = f"{message}, got {short_repr(value)}"
     mark = source.locate(loc)
