@@ -341,8 +341,8 @@ def test_prompt_template_with_a_single_brace_is_an_error() -> None:
     [
         ("my-pkg", "not a valid Python identifier"),
         ("1abc", "not a valid Python identifier"),
-        ("class", "not a valid Python identifier"),
-        ("import", "not a valid Python identifier"),
+        ("class", "is a Python keyword"),
+        ("import", "is a Python keyword"),
         ("pkg.sub", "not a valid Python identifier"),
         ("", "not a valid Python identifier"),
         ("naïve", "not a valid Python identifier"),
@@ -358,6 +358,21 @@ def test_invalid_package_is_a_spec_error(package: str, hint: str) -> None:
     assert repr(package) in issue.message
     assert issue.line == line_of(text, "project", "package")
     assert f"{SPEC_NAME}:{issue.line}:{issue.column}: project.package: " in str(error)
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"), [("import", "is a Python keyword"), ("9lives", "is not a valid")]
+)
+def test_a_name_whose_import_package_cannot_be_imported_says_why(name: str, hint: str) -> None:
+    """`name: import` was "not a valid Python identifier"; it is one, but a keyword."""
+    data = example()
+    data["project"]["name"] = name
+    data["project"].pop("package", None)
+    error, _ = spec_error(data)
+    issue = issue_at(error, ("project", "name"))
+    assert f"the import package derived from the name, {name!r}, {hint}" in issue.message
+    assert issue.message.endswith("; set project.package")
+    assert ("keyword" in issue.message) == (name == "import")
 
 
 @pytest.mark.parametrize(

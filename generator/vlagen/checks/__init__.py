@@ -50,7 +50,13 @@ def _check_project(spec: Spec) -> Iterator[Issue]:
     if spec.project.package is not None:
         return  # validated as a field
     name = spec.project.import_name
-    if not name.isidentifier() or keyword.iskeyword(name):
+    if keyword.iskeyword(name):
+        yield Issue(
+            ("project", "name"),
+            f"the import package derived from the name, {name!r}, is a Python keyword, which "
+            "no import statement can name; set project.package",
+        )
+    elif not name.isidentifier():
         yield Issue(
             ("project", "name"),
             f"the import package derived from the name, {name!r}, is not a valid Python "

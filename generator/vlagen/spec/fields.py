@@ -69,10 +69,14 @@ def _check_text(text: str) -> None:
 
 def _identifier(value: str) -> str:
     _short_name(value)
-    if not _IDENT.match(value) or keyword.iskeyword(value):
+    if keyword.iskeyword(value):
+        raise ValueError(
+            f"{value!r} is a Python keyword, which generated code cannot use as a name"
+        )
+    if not _IDENT.match(value):
         raise ValueError(
             f"{value!r} is not a valid Python identifier "
-            "(letters, digits and underscores, not starting with a digit, not a keyword)"
+            "(letters, digits and underscores, not starting with a digit)"
         )
     return value
 
