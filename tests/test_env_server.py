@@ -21,7 +21,8 @@ def _with_remote(address: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "address", ["unix:///run/sim/env.sock", "tcp://sim-host:5555", "tcp://[::1]:7000"]
+    "address",
+    ["unix:///run/sim/env.sock", "unix://@vla", "tcp://sim-host:5555", "tcp://[::1]:7000"],
 )
 def test_the_spec_takes_an_env_servers_address(address: str) -> None:
     assert load_spec_text(_with_remote(address), "s.yaml").spec.env.remote == address
@@ -29,14 +30,24 @@ def test_the_spec_takes_an_env_servers_address(address: str) -> None:
 
 @pytest.mark.parametrize(
     "address",
-    ["http://sim:5555", "tcp://sim", "tcp://sim:99999", "unix://relative.sock", "sim:5555"],
+    [
+        "http://sim:5555",
+        "tcp://sim",
+        "tcp://sim:99999",
+        "unix://relative.sock",
+        "unix://@",
+        "sim:5555",
+    ],
 )
 def test_another_address_is_refused_where_it_is_written(address: str) -> None:
     text = _with_remote(address)
     with pytest.raises(SpecError) as raised:
         load_spec_text(text, "s.yaml")
     (issue,) = raised.value.issues
-    assert issue.dotted == "env.remote" and "unix:///PATH or tcp://HOST:PORT" in issue.message
+    assert (
+        issue.dotted == "env.remote"
+        and "unix:///PATH, unix://@NAME or tcp://HOST:PORT" in issue.message
+    )
     assert issue.line == 1 + text.splitlines().index("env:") + 1
 
 

@@ -151,13 +151,16 @@ class Video(StrictModel):
 
 
 def _remote_address(value: str) -> str:
-    """``unix:///PATH`` (an absolute path) or ``tcp://HOST:PORT``."""
-    if value.startswith("unix:///") and len(value) > len("unix:///"):
+    """``unix:///PATH`` (an absolute path), ``unix://@NAME`` (a Linux abstract socket, which
+    the package's server binds and its client reaches) or ``tcp://HOST:PORT``."""
+    if value.startswith(("unix:///", "unix://@")) and len(value) > len("unix:///"):
         return value
     host, sep, port = value.removeprefix("tcp://").rpartition(":")
     if value.startswith("tcp://") and sep and host and port.isdigit() and 0 < int(port) < 65536:
         return value
-    raise ValueError(f"an env server address is unix:///PATH or tcp://HOST:PORT, got {value!r}")
+    raise ValueError(
+        f"an env server address is unix:///PATH, unix://@NAME or tcp://HOST:PORT, got {value!r}"
+    )
 
 
 RemoteAddress = Annotated[OneLine, AfterValidator(_remote_address)]
@@ -220,7 +223,8 @@ class Env(StrictModel):
     remote: RemoteAddress | None = Field(
         default=None,
         description="The env server (`python -m <package>.env.serve`) every env of the "
-        "package runs on: unix:///PATH or tcp://HOST:PORT. Default: envs run here. An "
+        "package runs on: unix:///PATH, unix://@NAME (a Linux abstract socket) or "
+        "tcp://HOST:PORT. Default: envs run here. An "
         "environment variable named in the package's README overrides it at run time.",
     )
     gymnasium: Gymnasium | None = Field(
