@@ -114,6 +114,8 @@ def test_a_generated_package_keeps_what_installing_and_testing_write_out_of_git(
         ".pytest_cache/README.md",
         ".ruff_cache/CACHEDIR.TAG",
         ".venv/pyvenv.cfg",
+        "checkpoints/tiny/config.json",  # the README's commands: model tiny, the data commands
+        "data/train.parquet",
     ]
     for name in written:
         (golden / name).parent.mkdir(parents=True, exist_ok=True)

@@ -518,3 +518,27 @@ def test_hydra_composes_the_config() -> None:
         cfg = compose("config", overrides=["runner.max_epochs=3"])
     assert cfg.runner.max_epochs == 3
     assert cfg.actor.model.model_type == MODEL_TYPE
+
+
+def test_train_whose_registration_fails_stops_in_one_paragraph(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch.multiprocessing as mp
+
+    from cartpole_pixels.targets.rlinf import train
+
+    def failing(cfg: object) -> None:
+        raise registration.ExtensionError(
+            "registering the env and model with RLinf failed"
+        )
+
+    monkeypatch.setattr(train, "run", failing)
+    monkeypatch.setattr(mp, "set_start_method", lambda *args, **kwargs: None)
+    with pytest.raises(SystemExit) as stopped:
+        train.main.__wrapped__(OmegaConf.create({}))
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "python -m cartpole_pixels.targets.rlinf.train: error: registering the env and model with RLinf failed\n"
+    ), err

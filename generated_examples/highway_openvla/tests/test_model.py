@@ -6,6 +6,7 @@ action tokens, un-normalization, act/evaluate agreement, gradients, decoding."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -271,3 +272,28 @@ def test_a_missing_local_checkpoint_names_the_folder_and_the_tiny_command(
     message = str(raised.value)
     assert f"checkpoint folder {folder!r} does not exist" in message
     assert message.endswith(f"python -m highway_openvla.model tiny {folder}")
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/sub", "/proc/x"])
+def test_tiny_into_a_path_that_cannot_be_a_folder_stops_in_one_paragraph(
+    where: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from highway_openvla.model.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    with pytest.raises(SystemExit) as stopped:
+        main(["tiny", where])
+    assert stopped.value.code == 2
+    out, err = capsys.readouterr()
+    assert (
+        out == ""
+        and err.startswith("python -m highway_openvla.model tiny: error: ")
+        and err.count("\n") == 1
+    ), err
+    assert (tmp_path / "a-file").read_text() == "not a folder" and sorted(
+        p.name for p in tmp_path.iterdir()
+    ) == ["a-file"]

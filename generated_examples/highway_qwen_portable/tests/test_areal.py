@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -317,3 +320,37 @@ def test_a_rows_episodes_start_identically_and_rows_differ(
         assert_groups_start_alike([*starts[0], *starts[1]], [[0, 1], [2, 3]])
     finally:
         flow.envs.close()
+
+
+def _without(framework: str, tmp_path: Path) -> dict[str, str]:
+    """An environment for a subprocess in which ``framework`` is an empty package (no
+    version, none of its modules), ahead of this package's ``src``."""
+    stub = tmp_path / "stub" / framework
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("")
+    src = Path(__file__).resolve().parents[1] / "src"
+    bin_dir = str(Path(sys.executable).parent)
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(stub.parent), str(src)]),
+    }
+
+
+def test_train_without_areal_stops_in_one_paragraph(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "highway_portable.targets.areal.train"],
+        cwd=tmp_path,
+        env=_without("areal", tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert (
+        done.stderr.startswith(
+            "python -m highway_portable.targets.areal.train: error: "
+        )
+        and "pip install" in done.stderr
+    )

@@ -901,6 +901,32 @@ def test_a_server_given_no_token_makes_one_its_owners_clients_find(
 
 
 @pytest.mark.process_control
+def test_a_server_restarted_without_a_token_is_named_as_restarted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client on the token a server made, that server stopped and another started on its
+    address (which made another token): the client is told of the restart, not of a token
+    refused."""
+    monkeypatch.delenv(remote.TOKEN_VAR, raising=False)
+    monkeypatch.delenv(remote.TOKEN_VAR + "_FILE", raising=False)
+    with contextlib.ExitStack() as stack:
+        address, proc = stack.enter_context(serving("--bind", "tcp://127.0.0.1:0"))
+        vector = remote.RemoteVector(address, 1, backend="synthetic", workers=0)
+        stack.callback(vector.close)
+        vector.reset(np.arange(1), [(0, 0, 0)])
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        stack.enter_context(serving("--bind", address))
+        with pytest.raises(BackendError, match="restarted on this address") as raised:
+            for _ in range(50):
+                vector.step(
+                    np.zeros((1, *wire.CONTROL_SHAPE), np.float32), np.ones(1, bool)
+                )
+                time.sleep(remote.HEARTBEAT_S / 5)
+        assert "new token" in str(raised.value) and "refused" not in str(raised.value)
+
+
+@pytest.mark.process_control
 def test_a_token_file_is_made_private_and_a_shared_one_is_warned_of(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: str
 ) -> None:

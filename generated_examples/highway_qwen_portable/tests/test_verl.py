@@ -27,6 +27,9 @@ states), and on the real highway simulator where it is installed.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -527,3 +530,40 @@ def test_stages_of_one_worker_draw_different_seeds() -> None:
         seeds.append(env._seeds.copy())
         env.close()
     assert (seeds[0] != seeds[1]).all()
+
+
+def _without(framework: str, tmp_path: Path) -> dict[str, str]:
+    """An environment for a subprocess in which ``framework`` is an empty package (no
+    version, none of its modules), ahead of this package's ``src``."""
+    stub = tmp_path / "stub" / framework
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("")
+    src = Path(__file__).resolve().parents[1] / "src"
+    bin_dir = str(Path(sys.executable).parent)
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(stub.parent), str(src)]),
+    }
+
+
+def test_launch_train_without_verl_stops_in_one_paragraph_before_writing_data(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(
+        ["bash", str(HERE / "launch.sh"), "train"],
+        cwd=work,
+        env=_without("verl", tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert (
+        done.stderr.startswith("python -m highway_portable.targets.verl.train: error: ")
+        and "verl" in done.stderr
+    )
+    assert not (work / "data").exists()

@@ -115,6 +115,45 @@ def test_smoke_stops_on_an_option_it_cannot_run_with_in_one_paragraph(
     assert argv[0] in err or argv[1] in err, err
 
 
+@pytest.mark.parametrize(
+    ("failure", "status", "said"),
+    [
+        (
+            smoke.BackendError(
+                "env server tcp://127.0.0.1:1: step failed: boom\n  at line 3",
+                cause="RuntimeError",
+            ),
+            2,
+            "error: env server tcp://127.0.0.1:1: step failed: boom",
+        ),
+        (KeyboardInterrupt(), 130, "python -m libero_openvla_oft.smoke: interrupted"),
+    ],
+)
+def test_smoke_stops_on_an_env_failing_mid_run_or_ctrl_c_in_one_line(
+    failure: BaseException,
+    status: int,
+    said: str,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def failing(*args: object, **kwargs: object) -> smoke.SmokeResult:
+        raise failure
+
+    monkeypatch.setattr(smoke, "run", failing)
+    assert _status(["--backend", "synthetic", "--num-envs", "1"]) == status
+    out, err = capsys.readouterr()
+    assert (
+        out == "" and "Traceback" not in err and said in err and "line 3" not in err
+    ), err
+
+
+def test_smoke_says_one_episode(policy: Policy) -> None:
+    with make_env(
+        backend="synthetic", num_envs=1, workers=0, max_episode_steps=2, video=False
+    ) as env:
+        assert smoke.run(policy, env, 1).summary().startswith("1 episode, ")
+
+
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

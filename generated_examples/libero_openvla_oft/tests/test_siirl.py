@@ -685,3 +685,22 @@ def test_train_refuses_another_gpu_count_than_the_specs(
         train.cluster_problem(SPEC.resources.nodes, SPEC.resources.gpus_per_node)
         is None
     )
+
+
+def test_train_without_flash_attention_stops_in_one_paragraph(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from libero_openvla_oft.targets.siirl import glue
+
+    def missing() -> None:
+        raise glue.MissingDependencyError("flash-attn is not installed")
+
+    monkeypatch.setattr(train, "require_flash_attention", missing)
+    with pytest.raises(SystemExit) as stopped:
+        train.main([])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "python -m libero_openvla_oft.targets.siirl.train: error: flash-attn is not installed\n"
+    ), err

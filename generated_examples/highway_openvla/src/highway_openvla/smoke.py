@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from .model import Policy
 
 USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
+INTERRUPTED = (
+    130  # a command stopped by Ctrl-C (SIGINT), as a shell reports it (128 + 2)
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class SmokeResult:
 
     def summary(self) -> str:
         return (
-            f"{self.episodes} episodes, {self.env_steps} env steps in {self.seconds:.2f} s "
+            f"{_episodes(self.episodes)}, {self.env_steps} env steps in {self.seconds:.2f} s "
             f"({self.steps_per_second:.1f} steps/s); mean return {self.mean_return:.3f}, "
             f"success rate {self.success_rate:.2f}"
         )
@@ -96,7 +99,7 @@ def run(
         taken = rate(
             steps + int(env.lengths.sum()), time.perf_counter() - start, "env steps"
         )
-        progress.tick(f"{len(returns)} of {episodes} episodes, {taken}")
+        progress.tick(f"{len(returns)} of {_episodes(episodes)}, {taken}")
     seconds = time.perf_counter() - start
     steps += int(env.lengths.sum())
     return SmokeResult(
@@ -104,9 +107,23 @@ def run(
     )
 
 
+def _episodes(count: int) -> str:
+    return f"{count} episode" + ("" if count == 1 else "s")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    try:
+        return _smoke(parser, args, argv)
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _smoke(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str] | None
+) -> int:
     if args.device is not None:
         _check_device(parser, args.device)
     progress = Progress(parser.prog)
@@ -156,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             first = str(exc).splitlines()[0]
             if exc.cause == "SimulatorMissingError":  # found when an env first renders
                 return _stop(parser, f"{first}. {_try_synthetic(argv)}")
-            if exc.cause != "NotImplementedError":
-                raise
+            if (
+                exc.cause != "NotImplementedError"
+            ):  # the env failed on its way: as at startup
+                return _stop(parser, first)
             with suppress(Exception):  # an unfinished scaffold's close raises too
                 env.close()
             return _stop(

@@ -12,6 +12,7 @@ weights through the real loading path, offline.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from . import build_tiny
 
@@ -27,9 +28,22 @@ def main(argv: list[str] | None = None) -> int:
     tiny.add_argument("directory", help="folder to write (created if missing)")
     tiny.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     args = parser.parse_args(argv)
-    print(
-        f"wrote a tiny random checkpoint to {build_tiny(args.directory, seed=args.seed)}"
-    )
+    try:
+        Path(args.directory).mkdir(
+            parents=True, exist_ok=True
+        )  # before the weights are made
+        written = build_tiny(args.directory, seed=args.seed)
+    except (
+        OSError
+    ) as exc:  # a file there, a folder that cannot be made: one paragraph, exit 2
+        where = exc.filename if exc.filename is not None else args.directory
+        parser.exit(
+            2,
+            f"{parser.prog} tiny: error: cannot write a checkpoint to {args.directory!r}: "
+            f"{exc.strerror or exc} ({where}); expected a folder that is new, or one to add "
+            "it to\n",
+        )
+    print(f"wrote a tiny random checkpoint to {written}")
     return 0
 
 

@@ -121,11 +121,12 @@ def client_endpoint(address: str) -> str:
     return point
 
 
-def client_token(token: str | bytes | None, address: str) -> bytes | None:
+def client_token(token: str | bytes | None, address: str) -> tuple[bytes | None, bool]:
     """The token a client of ``address`` gives: ``token``, else :func:`read_token`'s (a
     warning where its file is readable by others), else the one a server of yours made for
-    ``address`` (:func:`.tokens.made_for`). :class:`~.vector.BackendError` for a token file
-    that cannot be read, or a token too long."""
+    ``address`` (:func:`.tokens.made_for`); and whether it is that last one (a refusal of it
+    then means a server restarted there, which made another). :class:`~.vector.BackendError`
+    for a token file that cannot be read, or a token too long."""
     secret = (
         token.encode("utf-8", "surrogateescape") if isinstance(token, str) else token
     )
@@ -139,12 +140,13 @@ def client_token(token: str | bytes | None, address: str) -> bytes | None:
                 f"cannot read the env server's token from the file {TOKEN_VAR}_FILE names "
                 f"({exc.filename}): {exc.strerror}; set it to a readable file, or unset it"
             ) from None
-        secret = secret if secret is not None else tokens.made_for(address)
+        if secret is None:
+            return tokens.made_for(address), True
     if secret is not None and len(secret) > 255:
         raise BackendError(
             f"the env server's token ({TOKEN_VAR}) is at most 255 bytes, got {len(secret)}"
         )
-    return secret
+    return secret, False
 
 
 def _dealer(context: Any, token: bytes | None) -> Any:
@@ -193,7 +195,7 @@ class RemoteVector:
             "reset": reset_timeout,
             "step": step_timeout,
         }
-        self._link = _Link(address, client_token(token, address))
+        self._link = _Link(address, *client_token(token, address))
         self._release = weakref.finalize(
             self, self._link.close
         )  # also when dropped unclosed
@@ -363,14 +365,16 @@ class _Link:
     and its session. Apart from the vector, so that a vector dropped unclosed is collected
     (and :meth:`close` frees its envs) while the heartbeat thread runs."""
 
-    def __init__(self, address: str, token: bytes | None) -> None:
+    def __init__(self, address: str, token: bytes | None, made: bool) -> None:
         point = client_endpoint(address)
         self.zmq = zmq = import_zmq()
         self.context = zmq.Context()
         self.session: str | None = None
         self.socket = _dealer(self.context, token)
         self.socket.connect(point)
-        self.heartbeat = _Heartbeat(self.context, point, token)
+        self.heartbeat = _Heartbeat(
+            self.context, point, token, address if made else None
+        )
 
     def close(self) -> None:
         """Tell the server to free the session's envs (whatever ended it: the server frees a
@@ -391,10 +395,19 @@ class _Link:
 class _Heartbeat:
     """A thread that sends the server a heartbeat every :data:`HEARTBEAT_S` on a socket of
     its own (ZeroMQ sockets are not shared between threads), notes its answers, and watches
-    that socket's handshakes: a server that refuses them is no use to wait for."""
+    that socket's handshakes: a server that refuses them is no use to wait for.
+    ``made_for``: the address whose server made ``token`` (:func:`.tokens.made_for`), if
+    it did."""
 
-    def __init__(self, context: Any, address: str, token: bytes | None) -> None:
+    def __init__(
+        self,
+        context: Any,
+        address: str,
+        token: bytes | None,
+        made_for: str | None = None,
+    ) -> None:
         self._context, self._address, self._token = context, address, token
+        self._made_for = made_for
         self.session: str | None = None
         self._last = time.monotonic()
         self.heard = False  #: whether the server ever answered
@@ -469,7 +482,9 @@ class _Heartbeat:
                 ) > 0 and not self._stop.is_set():
                     ready = dict(poller.poll(min(left, SLICE_S) * 1000))
                     if monitor in ready:
-                        self.refused = _refusal(monitor.recv_multipart())
+                        self.refused = _refusal(
+                            monitor.recv_multipart(), self._token, self._made_for
+                        )
                     if socket in ready:
                         reply, _ = wire.unpack(socket.recv_multipart())
                         if reply.get("sequence") == nonce:
@@ -485,12 +500,19 @@ class _Heartbeat:
 
 
 _RESTARTED = "the server was restarted on this address (another instance answers): this client's session and envs are gone; make the env again"
+_RESTARTED_TOKEN = "the server was restarted on this address (it made a new token: {file} holds another one, or is gone): this client's session and envs are gone; make the env again"
 
 
-def _refusal(event: list[bytes]) -> str:
-    """What a handshake's failure (a socket monitor's event) tells the user."""
+def _refusal(
+    event: list[bytes], token: bytes | None = None, made_for: str | None = None
+) -> str:
+    """What a handshake's failure (a socket monitor's event) tells the user: for a token the
+    server on ``made_for`` made, which its file no longer holds, that another server made
+    its own there."""
     zmq = import_zmq()
     if int.from_bytes(event[0][:2], "little") == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+        if made_for is not None and tokens.made_for(made_for) != token:
+            return _RESTARTED_TOKEN.format(file=tokens.runtime_file(made_for))
         return f"the server refused the token (the server's --token-file; here {TOKEN_VAR} or {TOKEN_VAR}_FILE; a server of yours started without one wrote its token under {tokens.runtime_dir()}, for the address it printed)"
     return "the handshake failed: the server is not this package's env server, or another version of it"
 

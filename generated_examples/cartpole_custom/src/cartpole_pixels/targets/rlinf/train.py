@@ -13,13 +13,14 @@ registers too.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from . import ENV_TYPE, MODEL_TYPE, import_rlinf
-from .register import export_ext_module, register
+from . import ENV_TYPE, MODEL_TYPE, RLinfVersionError, import_rlinf
+from .register import ExtensionError, export_ext_module, register
 
 CONFIG_NAME = "config"
 #: Actor worker class per algorithm.loss_type.
@@ -106,7 +107,14 @@ def main(cfg: DictConfig) -> None:
     import torch.multiprocessing as mp
 
     mp.set_start_method("spawn", force=True)
-    run(cfg)
+    try:
+        run(cfg)
+    except (
+        RLinfVersionError,
+        ExtensionError,
+    ) as exc:  # one paragraph, exit 2, as smoke says it
+        print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

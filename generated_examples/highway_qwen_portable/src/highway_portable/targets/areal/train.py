@@ -21,12 +21,21 @@ from typing import Any
 
 from ...model import CheckpointError
 from ...model.policy import require_local
-from . import import_areal
-from .workflow import GROUP_SIZE, MAX_DECISIONS
+from . import ArealVersionError, import_areal
 
-cli_args = import_areal("areal.api.cli_args")
-alloc_mode = import_areal("areal.api.alloc_mode")
-name_resolve = import_areal("areal.utils.name_resolve")
+try:
+    from .workflow import GROUP_SIZE, MAX_DECISIONS
+
+    cli_args = import_areal("areal.api.cli_args")
+    alloc_mode = import_areal("areal.api.alloc_mode")
+    name_resolve = import_areal("areal.utils.name_resolve")
+except (
+    ArealVersionError
+) as exc:  # run as the entry: one paragraph, exit 2, as smoke says it
+    if __name__ != "__main__":
+        raise
+    print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 CONFIG = Path(__file__).with_name("config.yaml")

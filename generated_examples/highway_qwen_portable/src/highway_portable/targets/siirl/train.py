@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 
 from ...spec import SPEC
-from . import require_siirl
-from .glue import HOOK, install, require_flash_attention
+from . import SiirlVersionError, require_siirl
+from .glue import HOOK, MissingDependencyError, install, require_flash_attention
 
 #: siiRL overrides fixed by the spec.
 OVERRIDES: tuple[tuple[str, object], ...] = (
@@ -193,9 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     problem = cluster_problem(args.nnodes, args.gpus_per_node, extra)
     if problem:
         parser.exit(2, f"{problem}\n")
-    require_siirl()
-    require_flash_attention()
-    install()
+    try:
+        require_siirl()
+        require_flash_attention()
+        install()
+    except (
+        SiirlVersionError,
+        MissingDependencyError,
+    ) as exc:  # one paragraph, as smoke says it
+        parser.exit(2, f"python -m {__package__}.train: error: {exc}\n")
     import ray
 
     main_dag = importlib.import_module("siirl.main_dag")

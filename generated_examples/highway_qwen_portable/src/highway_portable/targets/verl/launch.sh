@@ -44,6 +44,7 @@ case "$command" in
         python -m "$PACKAGE.targets.verl.data" --out data "$@"
         ;;
     train)
+        python -c "import sys, $PACKAGE.targets.verl.train as t; sys.exit(t.installed())"
         if [ ! -f data/train.parquet ] || [ ! -f data/val.parquet ]; then
             python -m "$PACKAGE.targets.verl.data" --out data
         fi

@@ -23,11 +23,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import import_verl
+from . import VerlVersionError, import_verl
 from .register import HOOK, setup
 
 HERE = Path(__file__).resolve().parent
 CONFIG_NAME = "config"
+USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 DATA_COMMAND = "python -m highway_portable.targets.verl.data --out data"
 
 
@@ -179,10 +180,22 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "\\'") + "'"
 
 
+def installed() -> int:
+    """0 where verl 0.7.1 is installed from source; else 2, after
+    one paragraph saying how to install it (``launch.sh train`` asks before writing data)."""
+    try:
+        setup()
+    except VerlVersionError as exc:
+        print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Check the config, then run ``main_ppo.main`` with Hydra's ``argv``."""
     overrides = list(sys.argv[1:] if argv is None else argv)
-    setup()
+    if installed():
+        raise SystemExit(USAGE_ERROR)
     cfg = compose(overrides)
     check(cfg)
     overrides += absolute_paths(cfg)

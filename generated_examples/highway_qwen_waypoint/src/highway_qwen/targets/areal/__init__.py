@@ -44,6 +44,12 @@ def require_areal() -> None:
 
 
 def import_areal(name: str) -> types.ModuleType:
-    """Import an AReaL module after the version check."""
+    """Import an AReaL module after the version check (:class:`ArealVersionError` for one
+    that does not import: an install missing a part or a dependency)."""
     require_areal()
-    return importlib.import_module(name)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise ArealVersionError(
+            f"AReaL is installed, but {name} does not import ({exc}): {INSTALL}"
+        ) from exc
