@@ -156,20 +156,45 @@ def test_what_the_model_is_handed_is_recorded_where_it_is_handed(
     @contextlib.contextmanager
     def inverted(seeds):
         with starts(seeds) as recorder:
-            reset, step = VecEnv.reset, VecEnv.step
+            methods = {
+                name: getattr(VecEnv, name) for name in ("reset", "step", "observe")
+            }
+            depth = [0]
 
-            def invert(out):
-                obs = dict(out[0])
+            def flipped(obs):
+                obs = dict(obs)
                 for cam in SPEC.env.cameras:
                     obs[cam.name] = 255 - np.asarray(obs[cam.name])
-                return (obs, *out[1:])
+                return obs
 
-            VecEnv.reset = lambda self, *a, **k: invert(reset(self, *a, **k))
-            VecEnv.step = lambda self, *a, **k: invert(step(self, *a, **k))
+            def outermost(method):
+                """``method`` whose result is flipped where a caller outside the core gets
+                it (a reset's own observe is not: the recorder sees the core's frames)."""
+
+                def call(self, *args, **kwargs):
+                    depth[0] += 1
+                    try:
+                        out = method(self, *args, **kwargs)
+                    finally:
+                        depth[0] -= 1
+                    if depth[0]:
+                        return out
+                    return (
+                        flipped(out)
+                        if isinstance(out, dict)
+                        else (flipped(out[0]), *out[1:])
+                    )
+
+                return call
+
+            # observe too: siiRL's adapter reads a reset's observations through it
+            for name, method in methods.items():
+                setattr(VecEnv, name, outermost(method))
             try:
                 yield recorder
             finally:
-                VecEnv.reset, VecEnv.step = reset, step
+                for name, method in methods.items():
+                    setattr(VecEnv, name, method)
 
     monkeypatch.setattr(parity, "TARGETS", (target,))
     monkeypatch.setattr(parity, "equal_starts", inverted)
