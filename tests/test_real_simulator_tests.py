@@ -151,3 +151,15 @@ def test_the_real_simulator_tests_that_can_share_its_scene_share_it(libero) -> N
         )
     )
     assert "others = ('implemented', 'isolation', 'close', 'workers')" in check
+    siirl = ast.unparse(
+        _function(
+            libero["tests/test_siirl.py"], "test_rows_of_one_task_and_trial_start_identically"
+        )
+    )
+    assert "SiirlEnv(num_envs=3" in siirl  # two rows of one trial, one of another
+    rlinf = ast.unparse(
+        _function(
+            libero["tests/test_rlinf.py"], "test_a_group_starts_identically_and_groups_differ"
+        )
+    )
+    assert "seed_offset=125" in rlinf  # each group's task repeats across the two epochs
