@@ -115,3 +115,51 @@ def test_the_siirl_comparisons_skip_with_the_install_line_where_siirl_is_missing
     assert done.returncode == 0, done.stderr[-3000:]
     skipped = [line for line in done.stdout.splitlines() if line.startswith("skipped:")]
     assert skipped == ["skipped: needs siiRL: pip install --no-deps siirl==0.2.0"] * 2, done.stdout
+
+
+def _function(text: str, name: str) -> ast.FunctionDef:
+    return next(
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    )
+
+
+def test_the_real_simulator_tests_that_can_share_its_scene_share_it(libero) -> None:
+    """A LIBERO scene build costs about two resets, and each reset rebuilds the model and
+    renders every camera through the settle steps: a test whose claim holds on the session's
+    shared instance takes it rather than building its own, and env.check's run on a borrowed
+    instance leaves out the checks whose only call there is one more reset."""
+    backend = _function(
+        libero["tests/test_env_backend.py"],
+        "test_fast_render_turns_reflections_off_after_every_reset",
+    )
+    assert "real_backend" in [arg.arg for arg in backend.args.args]
+    assert ".make(" not in ast.unparse(backend)
+    loop = ast.unparse(
+        _function(
+            libero["tests/test_closed_loop.py"], "test_policy_drives_the_env_for_a_few_dozen_steps"
+        )
+    )
+    assert "request.getfixturevalue('real_backend')" in loop
+    smoke = ast.unparse(ast.parse(libero["tests/test_closed_loop.py"]))
+    assert "SMOKE = ['--episodes', '1', '--num-envs', '1'" in smoke
+    check = ast.unparse(
+        _function(
+            libero["tests/test_env_check.py"],
+            "test_the_libero_backend_passes_the_checks_one_instance_can_show",
+        )
+    )
+    assert "others = ('implemented', 'isolation', 'close', 'workers')" in check
+    siirl = ast.unparse(
+        _function(
+            libero["tests/test_siirl.py"], "test_rows_of_one_task_and_trial_start_identically"
+        )
+    )
+    assert "SiirlEnv(num_envs=3" in siirl  # two rows of one trial, one of another
+    rlinf = ast.unparse(
+        _function(
+            libero["tests/test_rlinf.py"], "test_a_group_starts_identically_and_groups_differ"
+        )
+    )
+    assert "seed_offset=125" in rlinf  # each group's task repeats across the two epochs

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 import torch
-from simulator import BACKEND, REAL
+from simulator import BACKEND, REAL, core
 
 from libero_openvla_oft import progress, smoke
 from libero_openvla_oft.env import make_env
@@ -20,13 +20,22 @@ from libero_openvla_oft.model import Policy, build_tiny
 from libero_openvla_oft.model.inputs import CAMERAS
 
 SIMULATOR = None
-#: few on the real simulator, where each step renders every camera: one env in this
-#: process (env.check tests the worker processes) for two decisions, smoke's episodes one
-#: decision long
-ENVS, WORKERS, STEPS = (1, 0, 2 * STEPS_PER_DECISION) if REAL else (2, None, 36)
-SMOKE = ["--num-envs", "1", "--max-episode-steps", str(STEPS_PER_DECISION)]
+#: few on the real simulator, where each step renders every camera and each reset rebuilds
+#: the scene: the session's shared instance (``real_backend``) in this process for two
+#: decisions (env.check and test_env_backend test make_env's own envs and the worker
+#: processes), and smoke one episode one decision long (a return and a success rate are
+#: those of any count of episodes; test_smoke_counts_the_episodes_asked_for counts them)
+STEPS = 2 * STEPS_PER_DECISION if REAL else 36
+SMOKE = [
+    "--episodes",
+    "1",
+    "--num-envs",
+    "1",
+    "--max-episode-steps",
+    str(STEPS_PER_DECISION),
+]
 if not REAL:
-    SMOKE = ["--num-envs", "2"]
+    SMOKE = ["--episodes", "2", "--num-envs", "2"]
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +45,15 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Policy:
     )
 
 
-def test_policy_drives_the_env_for_a_few_dozen_steps(policy: Policy) -> None:
-    if SIMULATOR is not None:
-        pytest.importorskip(SIMULATOR)
+def test_policy_drives_the_env_for_a_few_dozen_steps(
+    policy: Policy, request: pytest.FixtureRequest
+) -> None:
     frames = set()
-    with make_env(backend=BACKEND, num_envs=ENVS, workers=WORKERS, video=False) as env:
+    if REAL:
+        env = core(request.getfixturevalue("real_backend"))
+    else:
+        env = make_env(backend=BACKEND, num_envs=2, video=False)
+    with env:
         obs, _ = env.reset()
         steps = 0
         while steps < STEPS:
@@ -55,7 +68,7 @@ def test_policy_drives_the_env_for_a_few_dozen_steps(policy: Policy) -> None:
 def test_smoke_reports_rate_return_and_success(capsys: pytest.CaptureFixture) -> None:
     if SIMULATOR is not None:
         pytest.importorskip(SIMULATOR)
-    code = smoke.main(["--episodes", "2", "--backend", BACKEND, *SMOKE])
+    code = smoke.main(["--backend", BACKEND, *SMOKE])
     assert code == 0
     line = capsys.readouterr().out
     assert "steps/s" in line and "mean return" in line and "success rate" in line

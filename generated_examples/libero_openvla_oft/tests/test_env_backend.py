@@ -69,24 +69,30 @@ def test_real_simulator_steps() -> None:
 
 
 @pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
-def test_fast_render_turns_reflections_off_after_every_reset(monkeypatch) -> None:
+def test_fast_render_turns_reflections_off_after_every_reset(
+    real_backend, monkeypatch
+) -> None:
     """env.libero.fast_render: every reset rebuilds the model (with the XML's reflections),
-    so the backend sets them to 0 after each; off, LIBERO's own are left as they are."""
+    so the backend sets them to 0 after each; off, LIBERO's own are left as they are.
+
+    On the session's shared instance (``real_backend``, its scene built and reset by the
+    fixture, so each reset here rebuilds the model as any later reset does): a scene of
+    its own would cost a build and show nothing more. It is left as the fixture left it,
+    reset to task 0, initial state 0, seed 0, with fast_render off."""
     from libero_openvla_oft.env.backends import libero
 
-    backend = libero.make(0)
+    backend = real_backend
     try:
         monkeypatch.setattr(libero, "FAST_RENDER", True)
         for _ in range(2):
-            model = backend.env.sim.model if backend.env is not None else None
+            model = backend.env.sim.model
             backend.reset(seed=0, task_id=0, state_id=0)
             assert (
                 backend.env.sim.model is not model
             )  # a new model, reflections and all
             backend.step(libero.NOOP)
             assert not np.asarray(backend.env.sim.model.mat_reflectance).any()
+    finally:
         monkeypatch.setattr(libero, "FAST_RENDER", False)
         backend.reset(seed=0, task_id=0, state_id=0)
-        assert np.asarray(backend.env.sim.model.mat_reflectance).any()  # LIBERO's own
-    finally:
-        backend.close()
+    assert np.asarray(backend.env.sim.model.mat_reflectance).any()  # LIBERO's own
