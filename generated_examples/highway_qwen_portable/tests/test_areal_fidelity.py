@@ -225,7 +225,9 @@ def test_episodes_overlap_on_the_event_loop(
     env steps run in threads. The wall time per decision, together vs one after another,
     is printed (``pytest -s``): the overlap measured, not assumed."""
     group = 4
-    workflow = _workflow(checkpoint, group=group)
+    # two decisions an episode: requests overlap from a group's first decision on, and each
+    # decision more is three more episodes' worth of simulator and sampling
+    workflow = _workflow(checkpoint, group=group, decisions=2)
     (data,) = rows(1, backend=BACKEND)
 
     async def one_by_one() -> int:
