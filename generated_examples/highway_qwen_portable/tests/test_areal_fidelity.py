@@ -97,6 +97,36 @@ def test_areals_rollout_loop_runs_the_workflow_and_accepts_its_trajectories(
     assert len(batch["multi_modal_input"]) == batch["input_ids"].shape[0]
 
 
+def some_rows(trajectory: dict[str, Any]) -> dict[str, Any]:
+    """The trajectory cut to a few of its rows: its first two and last two (both episodes
+    of the group) and the one of most credit; every per-row value (tensors, the
+    ``multi_modal_input`` list) is cut alike, as AReaL's own batching splits it."""
+    n = trajectory["input_ids"].shape[0]
+    keep = sorted(
+        {0, 1, n - 2, n - 1, int(trajectory["rewards"].abs().argmax())} & {*range(n)}
+    )
+    cut = {}
+    for key, value in trajectory.items():
+        if isinstance(value, torch.Tensor) and value.shape[:1] == (n,):
+            cut[key] = value[keep]
+        elif isinstance(value, list) and len(value) == n:
+            cut[key] = [value[i] for i in keep]
+        else:
+            cut[key] = value
+    return cut
+
+
+def test_some_rows_cuts_every_per_row_value(trajectories: list[dict[str, Any]]) -> None:
+    (whole, *_) = trajectories
+    cut = some_rows(whole)
+    assert cut.keys() == whole.keys() and check_trajectory_format(cut)
+    rows = cut["input_ids"].shape[0]
+    assert 2 <= rows <= min(5, whole["input_ids"].shape[0])
+    assert len(cut["multi_modal_input"]) == rows
+    assert cut["rewards"].abs().max() == whole["rewards"].abs().max()
+    torch.testing.assert_close(cut["input_ids"][-1], whole["input_ids"][-1])
+
+
 def test_areals_ppo_actor_trains_on_the_trajectories(
     checkpoint: str,
     trajectories: list[dict[str, Any]],
@@ -105,7 +135,13 @@ def test_areals_ppo_actor_trains_on_the_trajectories(
     """AReaL's FSDP PPO actor, as ``PPOTrainer`` steps it: ``compute_logp`` (the proximal
     log-probs), ``compute_advantages`` and one ``ppo_update`` with ``grpo_loss_fn``, on a
     one-rank gloo group, with the ``actor`` section of this package's ``config.yaml``
-    (changed for a CPU: :func:`~highway_portable.targets.areal.cpu.cpu_actor`)."""
+    (changed for a CPU: :func:`~highway_portable.targets.areal.cpu.cpu_actor`).
+
+    On a few rows of each trajectory (:func:`some_rows`): each row is a micro-batch, a
+    forward and a backward of about half a second on a CPU, and what is checked (AReaL takes
+    the workflow's rows, scores them, credits them as the workflow promises and moves the
+    weights) holds row by row, for a few rows as for all of them."""
+    trajectories = [some_rows(t) for t in trajectories]
     with cpu_actor(checkpoint, tmp_path, trajectories) as engine:
         data = [dict(t) for t in trajectories]
         for trajectory, logp in zip(data, engine.actor.compute_logp(data), strict=True):
@@ -189,7 +225,9 @@ def test_episodes_overlap_on_the_event_loop(
     env steps run in threads. The wall time per decision, together vs one after another,
     is printed (``pytest -s``): the overlap measured, not assumed."""
     group = 4
-    workflow = _workflow(checkpoint, group=group)
+    # two decisions an episode: requests overlap from a group's first decision on, and each
+    # decision more is three more episodes' worth of simulator and sampling
+    workflow = _workflow(checkpoint, group=group, decisions=2)
     (data,) = rows(1, backend=BACKEND)
 
     async def one_by_one() -> int:
