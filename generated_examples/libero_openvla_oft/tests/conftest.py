@@ -38,6 +38,10 @@ os.environ.update(
         "MPLCONFIGDIR": str(SCRATCH_HOME / ".config" / "matplotlib"),
     }
 )
+# Mesa's software renderer (llvmpipe: the cameras of a machine without a GPU) starts a
+# thread per core; these tests run beside other test processes, one per core, so a thread
+# each renders the same pixels with less contention (your setting, where you made one, wins).
+os.environ.setdefault("LP_NUM_THREADS", "1")
 
 
 @pytest.fixture(scope="session")
