@@ -47,7 +47,11 @@ def require_verl() -> None:
             f"this package was generated for verl {VERL_VERSION} ({VERL_TAG}), but "
             f"{installed} is installed: {INSTALL}"
         )
-    if importlib.util.find_spec("verl.experimental.vla.workers") is None:
+    try:
+        vla = importlib.util.find_spec("verl.experimental.vla.workers")
+    except ModuleNotFoundError:  # a verl without the experimental package at all
+        vla = None
+    if vla is None:
         raise VerlVersionError(
             f"verl {installed} is installed without verl.experimental.vla: the PyPI wheel "
             f"does not ship the VLA code; install a source checkout instead: {INSTALL}"
