@@ -230,7 +230,9 @@ def test_the_stand_ins_frames_follow_the_actions_taken() -> None:
         env.reset(task_ids=[0], state_ids=[0], group_seeds=[5, 5, 5])
         chunk = random_actions(1)
         chunk[2] = chunk[0]
-        chunk[1] = -chunk[0]
+        # the other end of every channel's range: another control whatever the mapping (a
+        # discrete one rounds -a and a to the same index where a is near 0)
+        chunk[1] = np.where(chunk[0] >= 0, -1.0, 1.0)
         obs = env.step(chunk)[0]
         for cam in SPEC.env.cameras:
             frames = obs[cam.name]
