@@ -9,6 +9,7 @@ gripper on every path from action tokens to the simulator. All on one shared ins
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from simulator import core
 
 from libero_openvla_oft import smoke
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
+from libero_openvla_oft.env.backends import libero
 from libero_openvla_oft.model import Policy, build_tiny
 from libero_openvla_oft.model.action_tokens import (
     FIRST_TOKEN,
@@ -160,6 +162,22 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     )
     np.testing.assert_array_equal(ours["agentview"], raw["agentview_image"][::-1, ::-1])
     np.testing.assert_allclose(ours["state"], state, rtol=0, atol=1e-6)
+
+
+def test_a_reset_shows_the_frames_of_a_settle_that_renders_every_step(
+    real_backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reset renders only its last settle step (``_cameras_unrendered``): its frames and
+    state equal those of the same reset rendering every step, the backend's reset before
+    that change."""
+    ours, _ = real_backend.reset(seed=0, task_id=0, state_id=0)
+    monkeypatch.setattr(
+        libero, "_cameras_unrendered", lambda _env: contextlib.nullcontext()
+    )
+    full, _ = real_backend.reset(seed=0, task_id=0, state_id=0)
+    assert ours.keys() == full.keys()
+    for key in full:
+        np.testing.assert_array_equal(ours[key], full[key], err_msg=key)
 
 
 def test_open_opens_the_gripper_through_the_policy_core(

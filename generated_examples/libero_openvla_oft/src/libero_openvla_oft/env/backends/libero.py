@@ -24,6 +24,8 @@ the table and floor reflect.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -90,9 +92,11 @@ class LiberoBackend:
         if FAST_RENDER:  # a reset rebuilds the model from its XML, reflections included
             self.env.sim.model.mat_reflectance[:] = 0.0
         init_states = suite.get_task_init_states(task_id)
-        raw = self.env.set_init_state(init_states[state_id])
-        for _ in range(SETTLE_STEPS):
-            raw, _, _, _ = self.env.step(NOOP)
+        with _cameras_unrendered(self.env.env):
+            self.env.set_init_state(init_states[state_id])
+            for _ in range(SETTLE_STEPS - 1):
+                self.env.step(NOOP)
+        raw, _, _, _ = self.env.step(NOOP)
         return self._observe(raw), {"success": False}
 
     def step(self, control: np.ndarray) -> tuple[Obs, float, bool, bool, dict]:
@@ -144,6 +148,39 @@ class LiberoBackend:
                 ]
             ).astype(np.float32)
         return obs
+
+
+@contextmanager
+def _cameras_unrendered(robosuite_env) -> Iterator[None]:
+    """Inside, every camera repeats its last frame instead of rendering a new one.
+
+    robosuite renders each camera once per control step, most of a step's time where
+    rendering is in software, and the frames of the settle steps but the last are thrown
+    away. Only the cameras' sensors are swapped: each observable's sampling clock runs as
+    before, so the next step's frames are those of a settle that rendered every step
+    (``tests/test_libero_real.py`` compares them)."""
+    cameras = [
+        robosuite_env._observables[f"{name}_image"] for name in CAMERA_NAMES.values()
+    ]
+    sensors = [camera._sensor for camera in cameras]
+    for camera, sensor in zip(cameras, sensors, strict=True):
+        camera._sensor = _last_frame(camera, sensor)
+    try:
+        yield
+    finally:
+        for camera, sensor in zip(cameras, sensors, strict=True):
+            camera._sensor = sensor
+
+
+def _last_frame(camera, sensor):
+    """A sensor that returns ``camera``'s last frame, of ``sensor``'s modality (robosuite
+    reads it off the sensor)."""
+
+    def last_frame(_cache: dict) -> np.ndarray:
+        return camera.obs
+
+    last_frame.__modality__ = sensor.__modality__
+    return last_frame
 
 
 def _axis_angle(quat: np.ndarray) -> np.ndarray:
