@@ -1,5 +1,7 @@
 """The commands each golden's README shows run as a new user runs them: from a shell in an
-empty folder, the package's ``src`` on ``PYTHONPATH``, in this venv. Each either works or
+empty folder, the package's ``src`` on ``PYTHONPATH``, in this venv (each ``python`` a fork
+of one that has imported torch and transformers, :mod:`preloaded`: a fresh interpreter
+spends most of a command's time importing them). Each either works or
 stops with one paragraph saying what to install, exit 2, never with a traceback; none prints
 a Python warning.
 
@@ -21,13 +23,14 @@ import shlex
 import socket
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conftest import GOLDENS, SPECS
+from preloaded import Preloaded
 from vlagen.load import load_spec
 from vlagen.plan import make_plan
 
@@ -91,13 +94,13 @@ GOLDEN_LIST = [_golden(spec) for spec in SPECS]
 
 
 def _run(
-    golden: Golden, words: list[str], cwd: Path, pythonpath: Sequence[Path] = ()
+    golden: Golden, words: list[str], cwd: Path, python: Path, pythonpath: Sequence[Path] = ()
 ) -> tuple[int, str, str]:
     path = os.pathsep.join(str(p) for p in [golden.src, *pythonpath])
     env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
     env["OMP_NUM_THREADS"] = "1"  # tiny models; the suite runs a process per core
     env["HOME"] = str(cwd)  # what a command keeps in the user's home stays in the test's folder
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PATH"] = _path(python)
     line = " ".join(w if w in (">", ">>") else shlex.quote(w) for w in words)
     done = subprocess.run(
         ["bash", "-c", line],  # as a user's shell runs it: redirections included
@@ -108,6 +111,26 @@ def _run(
         timeout=600,
     )
     return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="session")
+def python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder whose ``python`` runs each command in a fork of one that has imported
+    torch and transformers (:mod:`preloaded`); the import's own warnings fail the run."""
+    folder = tmp_path_factory.mktemp("preloaded")
+    env = {**os.environ, "HOME": str(folder), "OMP_NUM_THREADS": "1"}
+    env.pop("PYTHONPATH", None)
+    server = Preloaded(folder, env)
+    try:
+        yield server.shim()
+    finally:
+        err = server.close()
+    assert "Traceback" not in err and not WARNING.search(err), f"the preloaded python:\n{err}"
+
+
+def _path(python: Path) -> str:
+    """``PATH`` with ``python`` first, then this venv's scripts."""
+    return os.pathsep.join([str(python), str(Path(sys.executable).parent), os.environ["PATH"]])
 
 
 def _listing(root: Path) -> list[Path]:
@@ -129,15 +152,15 @@ def _here(words: list[str], folder: Path, port: int) -> list[str]:
     ]
 
 
-def _serve(golden: Golden, words: list[str], cwd: Path) -> subprocess.Popen:
+def _serve(golden: Golden, words: list[str], cwd: Path, python: Path) -> subprocess.Popen:
     """The README's env server, started as its shell would, once it says what it serves."""
     env = {
         **os.environ,
         "PYTHONPATH": str(golden.src),
         "PYTHONDONTWRITEBYTECODE": "1",
         "HOME": str(cwd),
+        "PATH": _path(python),
     }
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     proc = subprocess.Popen(
         ["bash", "-c", "exec " + shlex.join(words)],
         cwd=cwd,
@@ -184,7 +207,9 @@ def _assert_stops_with_one_paragraph(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("golden", GOLDEN_LIST, ids=lambda g: g.name)
-def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Path) -> None:
+def test_readme_commands_run_or_say_what_to_install(
+    golden: Golden, tmp_path: Path, python: Path
+) -> None:
     before = _listing(GOLDENS / golden.name)
     commands = golden.commands()
     smokes = [w for w in commands if _is_smoke(golden, w)]
@@ -192,24 +217,26 @@ def test_readme_commands_run_or_say_what_to_install(golden: Golden, tmp_path: Pa
     assert any(not _synthetic(w) for w in smokes), "the README shows no smoke run on the simulator"
     servers: list[subprocess.Popen] = []
     try:
-        _run_all(golden, commands, tmp_path, servers)
+        _run_all(golden, commands, tmp_path, python, servers)
     finally:
         _stop_servers(servers)
     assert _listing(GOLDENS / golden.name) == before, "a command wrote into the golden"
 
 
-def _run_all(golden: Golden, commands: list[list[str]], tmp_path: Path, servers: list) -> None:
+def _run_all(
+    golden: Golden, commands: list[list[str]], tmp_path: Path, python: Path, servers: list
+) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     for words in commands:
         words = _here(words, tmp_path, port)
         if _module(words) == f"{golden.package}.env.serve":
-            servers.append(_serve(golden, words, tmp_path))
+            servers.append(_serve(golden, words, tmp_path, python))
             continue
         if _is_smoke(golden, words):
             words = [*words, *QUICK]
-        done = _run(golden, words, tmp_path)
+        done = _run(golden, words, tmp_path, python)
         code, out, err = done
         shown = shlex.join(words)
         if _is_smoke(golden, words) and not _synthetic(words) and not golden.real_simulator:
@@ -232,7 +259,7 @@ def _run_all(golden: Golden, commands: list[list[str]], tmp_path: Path, servers:
     "golden", [g for g in GOLDEN_LIST if g.backend_class], ids=lambda g: g.name
 )
 def test_your_simulator_class_on_pythonpath_runs_the_smoke_command(
-    golden: Golden, tmp_path: Path
+    golden: Golden, tmp_path: Path, python: Path
 ) -> None:
     """The README's custom-simulator path: a class at ``env.backend_class`` (here the
     package's synthetic backend under that name), its folder on ``PYTHONPATH``, runs the
@@ -248,6 +275,6 @@ def test_your_simulator_class_on_pythonpath_runs_the_smoke_command(
         f"class {name}(SyntheticBackend):\n    pass\n"
     )
     smoke = next(w for w in golden.commands() if _is_smoke(golden, w) and not _synthetic(w))
-    code, out, err = _run(golden, [*smoke, *QUICK], tmp_path, pythonpath=[folder])
+    code, out, err = _run(golden, [*smoke, *QUICK], tmp_path, python, pythonpath=[folder])
     assert code == 0 and "Traceback" not in out + err, f"exit {code}:\n{out}{err}"
     assert "steps/s" in out

@@ -1,0 +1,87 @@
+"""The preloaded Python (``preloaded.py``) runs a command as ``python`` would: its argument
+vector, folder, environment, streams and ``sys.path``, its exit code, an uncaught exception,
+a signal sent to the client."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from preloaded import Preloaded
+
+
+@pytest.fixture
+def python(tmp_path: Path) -> Iterator[Path]:
+    server = Preloaded(tmp_path, dict(os.environ), modules=("json",))
+    try:
+        yield server.shim() / "python"
+    finally:
+        assert "Traceback" not in server.close()
+
+
+def run(python: Path, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, **env}
+    return subprocess.run(
+        [str(python), *args], cwd=cwd, env=environ, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_module_runs_as_main_with_its_arguments_folder_and_environment(
+    python: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    (work / "lib").mkdir(parents=True)
+    (work / "lib" / "tool.py").write_text(
+        "import os, sys\n"
+        "if __name__ == '__main__':\n"
+        "    print(sys.argv[1:], os.getcwd(), os.environ['GREETING'], sys.path[0])\n"
+        "    print('to stderr', file=sys.stderr)\n"
+        "    sys.exit(3)\n"
+    )
+    done = run(
+        python, "-m", "tool", "a b", "c", cwd=work, PYTHONPATH=str(work / "lib"), GREETING="hi"
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == f"['a b', 'c'] {work} hi {work}\n"
+    assert done.stderr == "to stderr\n"
+
+
+def test_code_runs_in_a_fresh_main_and_an_exception_prints_and_exits_1(
+    python: Path, tmp_path: Path
+) -> None:
+    done = run(
+        python, "-c", "print(sorted(k for k in globals() if not k.startswith('__')))", cwd=tmp_path
+    )
+    assert (done.returncode, done.stdout) == (0, "[]\n")
+    done = run(python, "-c", "raise ValueError('boom')", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith("ValueError: boom") and "Traceback" in done.stderr
+    done = run(python, "-c", "import sys; sys.exit('why')", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, "why\n")
+
+
+def test_a_signal_to_the_client_reaches_the_command(python: Path, tmp_path: Path) -> None:
+    code = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
+        "print('waiting', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [str(python), "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout.readline() == "waiting\n"
+        proc.terminate()
+        assert proc.wait(timeout=30) == 7
+    start = time.monotonic()
+    proc = subprocess.Popen([str(python), "-c", "import time; time.sleep(60)"], cwd=tmp_path)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)  # Python's KeyboardInterrupt: it ends by SIGINT
+    assert proc.wait(timeout=30) == -signal.SIGINT
+    assert time.monotonic() - start < 30
