@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,9 +39,11 @@ TEST_LIMIT_S = 1500
 PACKAGE_RUN_LIMIT_S = 1380
 
 
-#: The generated env pool's process-control tests (signals, deadlines, shutdown): the pool's
-#: code is the same in every package, so the goldens run them and variants of a spec need not.
-VARIANT_MARKERS = "not process_control"
+#: What the goldens run and variants of a spec need not: the generated env pool's and env
+#: server's process-control tests (signals, deadlines, shutdown), whose code is the same in
+#: every package, and the tests that start a Python importing the framework afresh, as its
+#: launch does (its import of the package's family is the goldens' too; some 10 s each).
+VARIANT_MARKERS = "not process_control and not fresh_interpreter"
 
 
 def run_package_tests(
@@ -59,7 +62,7 @@ def run_package_tests(
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
     if python != sys.executable:  # a fresh venv, installed --no-compile
         del env["PYTHONDONTWRITEBYTECODE"]
-        env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
+        env["PYTHONPYCACHEPREFIX"] = str(_scratch() / "pycache")
     command = [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only]
     command += ["-o", f"faulthandler_timeout={PACKAGE_RUN_LIMIT_S // 2}"]
     try:
@@ -83,8 +86,16 @@ def run_package_tests(
     return done.stdout
 
 
-def fresh_venv(root: Path) -> str:
-    """An empty venv at ``root`` (no pip: :func:`install` fills it); returns its python."""
+def fresh_venv(name: str) -> str:
+    """An empty venv (no pip: :func:`install` fills it); returns its python.
+
+    It lives at one path per test process and ``name``, emptied for each use. uv installs
+    without bytecode, and links the same files from its cache each time: at the same path,
+    the bytecode a test process compiled for the last venv (:func:`_scratch`'s ``pycache``)
+    is valid for the next, so torch, transformers and the frameworks are compiled once per
+    test process, not once per venv (some 10 s of CPU each)."""
+    root = _scratch() / "venvs" / name
+    shutil.rmtree(root, ignore_errors=True)
     venv.create(root)
     return str(root / "bin" / "python")
 
@@ -138,16 +149,17 @@ def _pip_find_links() -> list[str]:
     return list(dict.fromkeys(links))
 
 
-def _pycache_prefix() -> str:
-    """Where a generated package's tests in a fresh venv installed ``--no-compile`` write
-    bytecode: each module is compiled once per test process, only if imported, and nothing
-    lands in the package's tree."""
-    if not _PYCACHE:
-        _PYCACHE.append(tempfile.mkdtemp(prefix="vlagen-pycache-"))
-    return _PYCACHE[0]
+def _scratch() -> Path:
+    """This test process's folder for :func:`fresh_venv`'s venvs (``venvs/``) and the
+    bytecode their packages compile (``pycache/``, a ``PYTHONPYCACHEPREFIX``: each module is
+    compiled once per test process, only if imported, and nothing lands in a package's
+    tree); removed when the process ends."""
+    if not _SCRATCH:
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="vlagen-scratch-")))
+    return _SCRATCH[0]
 
 
-_PYCACHE: list[str] = []
+_SCRATCH: list[Path] = []
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -289,8 +301,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for prefix in _PYCACHE:
-        shutil.rmtree(prefix, ignore_errors=True)
+    for folder in _SCRATCH:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 #: The verl target's source (its VLA code is not in the wheel): a `git archive` of tag v0.7.1.
@@ -329,6 +341,13 @@ def verl_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
     os.environ["VERL_SRC"] = str(root)
     return root
 
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, as
+# would every process it starts (an ignored signal stays ignored across exec), and the tests
+# of Ctrl-C (vlagen new's, the env pool's) would see nothing: Python's own handler, as in a
+# terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The compiled-template cache of every vlagen run the suite makes, in one folder of its own.
 os.environ.setdefault("VLAGEN_CACHE_DIR", tempfile.mkdtemp(prefix="vlagen-cache-"))

@@ -42,7 +42,7 @@ def _runtime_requirements() -> dict[str, Requirement]:
 
 @pytest.mark.slow
 def test_the_oldest_releases_vlagen_admits(tmp_path) -> None:
-    python = fresh_venv(tmp_path / "venv")
+    python = fresh_venv("oldest")
     install(python, ["--resolution", "lowest-direct", "-e", str(REPO)], locked=False)
     install(python, TOOLS)  # the test tools as locked; vlagen's requirements stay as resolved
     listed = subprocess.run(

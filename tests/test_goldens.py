@@ -18,7 +18,6 @@ import pytest
 from conftest import (
     GOLDENS,
     SPECS,
-    VARIANT_MARKERS,
     fresh_venv,
     install,
     run_package_tests,
@@ -111,7 +110,7 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     the ``sim`` extra too (LIBERO), nothing but the GPU tests may skip."""
     plan = make_plan(load_spec(spec).spec)
     package = shutil.copytree(GOLDENS / spec.stem, tmp_path / spec.stem)
-    python = fresh_venv(tmp_path / "venv")
+    python = fresh_venv("golden")
     install(python, [f"torch=={version('torch')}", "-e", ".[test]"], cwd=package)
     if plan.framework_test_installs:
         install(python, ["--no-deps", *plan.framework_test_installs])
@@ -125,7 +124,7 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
         package,
         real_simulator=plan.env.preset.backend == "gymnasium" or real,
         python=python,
-        markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else VARIANT_MARKERS,
+        markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else "not process_control",
     )
     if spec.stem == PROCESS_CONTROL_GOLDEN:
         _without_the_simulator_against_a_server(plan, package, python, tmp_path)
@@ -142,7 +141,7 @@ def _without_the_simulator_against_a_server(
     """The env server's separation (issue 34): a venv with the package's env runtime and the
     simulator, no torch, serves; the golden's own venv, its simulator uninstalled, runs the
     README's smoke command and RLinf's launched round against it."""
-    server = fresh_venv(tmp_path / "server-venv")
+    server = fresh_venv("server")
     install(server, ["--no-deps", "."], cwd=package)
     install(server, plan.env.serve_requirements)
     assert not _imports(server, "torch"), "the server's venv has torch"

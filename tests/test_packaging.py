@@ -63,7 +63,7 @@ def test_wheel_ships_the_example_specs(wheel: Path) -> None:
 
 @pytest.mark.slow
 def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) -> None:
-    python = fresh_venv(tmp_path / "venv")
+    python = fresh_venv("wheel")
     install(python, [str(wheel)])
     bin_dir = Path(python).parent
     for spec in SPECS:

@@ -55,6 +55,7 @@ def test_the_gripper_is_checked_on_every_path_and_observations_against_both_fram
     assert tests == [
         "test_observations_are_rlinfs_liberoenvs",
         "test_observations_are_siirls",
+        "test_a_reset_shows_the_frames_of_a_settle_that_renders_every_step",
         "test_open_opens_the_gripper_through_the_policy_core",
         "test_open_opens_the_gripper_through_smoke",
         "test_open_opens_the_gripper_through_rlinfs_chunk_step",

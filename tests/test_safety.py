@@ -282,7 +282,8 @@ def test_readme_carries_escaped_text(build: Callable[[str], Generated], variant:
 @pytest.mark.slow(minutes=2)
 def test_generated_package_tests_pass(build: Callable[[str], Generated]) -> None:
     """The hostile strings' package passes its tests, but for the env pool's and server's
-    process control, whose code takes no spec string (the goldens run it)."""
+    process control and the framework's fresh import, whose code takes no spec string (the
+    goldens run them)."""
     out = build("kitchen_sink")
     pytest = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", VARIANT_MARKERS)
     result = run(*pytest, cwd=out.root)

@@ -328,6 +328,7 @@ def test_a_foreign_rlinf_ext_module_is_refused(monkeypatch: pytest.MonkeyPatch) 
         export_ext_module()
 
 
+@pytest.mark.fresh_interpreter
 def test_export_sets_rlinf_ext_module_after_loading_it_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
