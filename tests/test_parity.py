@@ -80,8 +80,9 @@ def test_rlinf_0_2_has_no_parity_module_but_siirl_runs() -> None:
 @pytest.mark.slow
 def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: Path) -> None:
     """highway_openvla (RLinf gae, siiRL grpo) with verl grpo as a third target, and the
-    same spec with RLinf on grpo: the package's parity test passes, and the command prints
-    the table and exits 0."""
+    same spec with RLinf on grpo: the package's parity test passes, and on the first the
+    command prints the table with verl's row and exits 0 (the README-commands test runs it
+    on the golden)."""
     three = yaml.safe_load(HIGHWAY)
     three["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
     data = yaml.safe_load(HIGHWAY)
@@ -97,6 +98,8 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: 
             capture_output=True,
         )
         run_package_tests(out, real_simulator=False, only=["tests/test_parity.py"])
+        if name != "gae":
+            continue
         done = subprocess.run(
             [sys.executable, "-m", "highway_openvla.parity", "--seeds", "5", "9", "--steps", "1"],
             cwd=out,
@@ -115,10 +118,9 @@ def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: 
         print(done.stdout)
         assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
         assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
-        if name == "gae":
-            assert "PASS  log-probs          siirl vs verl" in done.stdout
-            assert "verl 0.7 grpo:" in done.stdout
-            assert "verl/trainer/ppo/core_algos.py" in done.stdout
+        assert "PASS  log-probs          siirl vs verl" in done.stdout
+        assert "verl 0.7 grpo:" in done.stdout
+        assert "verl/trainer/ppo/core_algos.py" in done.stdout
 
 
 QWEN = (REPO / "specs" / "highway_qwen_waypoint.yaml").read_text()
