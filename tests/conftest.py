@@ -95,8 +95,7 @@ def fresh_venv(name: str) -> str:
     is valid for the next, so torch, transformers and the frameworks are compiled once per
     test process, not once per venv (some 10 s of CPU each)."""
     root = _scratch() / "venvs" / name
-    shutil.rmtree(root, ignore_errors=True)
-    venv.create(root)
+    venv.create(root, clear=True)  # the last one's packages gone, or an error
     return str(root / "bin" / "python")
 
 

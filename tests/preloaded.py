@@ -12,9 +12,14 @@ does, ``-c`` compiled from ``<string>``, and a normal interpreter exit (threads 
 ``atexit``, exit code, an uncaught exception printed). The client forwards SIGINT and
 SIGTERM to the child and exits with its code, or by its signal.
 
-What a fork cannot show is the preloaded modules' own import in the command's environment:
-their import warnings go to the server's stderr, which the caller checks
-(:meth:`Preloaded.close` returns it)."""
+Where the client's start-up variables (:data:`STARTUP`: ``PYTHON*`` but the path,
+thread counts, ``TMPDIR``, Hugging Face's) differ from the server's, or the form is not ``-m``
+or ``-c``, the client runs the real interpreter instead. A client killed takes its command
+with it. What a fork cannot show: an import the command forgot that a preloaded module made
+(``torch.nn`` used after ``import torch`` alone is there either way), paths the preloaded
+modules derived from ``HOME`` on import (the README's commands keep nothing there), and the
+preloaded modules' own import warnings, which go to the server's stderr, which the caller
+checks (:meth:`Preloaded.close` returns it)."""
 
 from __future__ import annotations
 
@@ -31,19 +36,40 @@ import sys
 import types
 from pathlib import Path
 
-#: Imported once by the server, before any command: what every package command imports.
-PRELOAD = ("numpy", "torch", "transformers", "transformers.modeling_utils", "safetensors.torch")
+#: Imported once by the server, before any command: what every package command imports and
+#: most of its start-up time (torch, and transformers' model code that imports torch's).
+PRELOAD = ("numpy", "torch", "transformers", "transformers.modeling_utils")
+
+#: The variables a command's interpreter reads at start-up or the preloaded modules read on
+#: import (a fork would keep the server's): where the client's differ from the server's, it
+#: runs the real interpreter instead (as for any form but ``-m`` and ``-c``).
+STARTUP = """\
+def startup(env):
+    return {
+        k: v
+        for k, v in env.items()
+        if k.startswith(("PYTHON", "HF_", "HUGGINGFACE_", "TRANSFORMERS_", "TORCH"))
+        and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+        or k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TMPDIR")
+    }
+"""
 
 CLIENT = """\
 import json, os, signal, socket, sys
+{startup}
+FORWARD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+if sys.argv[1:2] not in (["-m"], ["-c"]) or startup(os.environ) != {server_startup!r}:
+    os.execv({python!r}, [{python!r}, *sys.argv[1:]])
+signal.pthread_sigmask(signal.SIG_BLOCK, FORWARD)  # until they can be passed on
 conn = socket.socket(socket.AF_UNIX)
 conn.connect({socket!r})
 request = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}}
 socket.send_fds(conn, [json.dumps(request).encode() + b"\\n"], [0, 1, 2])
 reader = conn.makefile()
 pid = json.loads(reader.readline())["pid"]
-for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for number in FORWARD:
     signal.signal(number, lambda n, _frame: os.kill(pid, n))
+signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARD)
 line = reader.readline()
 code = json.loads(line)["exit"] if line else 1
 if code < 0:
@@ -53,6 +79,12 @@ sys.exit(code)
 """
 
 
+def _startup(env: dict[str, str]) -> dict[str, str]:
+    scope: dict = {}
+    exec(STARTUP, scope)
+    return scope["startup"](env)
+
+
 class Preloaded:
     """The server, started by the constructor; :meth:`close` stops it."""
 
@@ -60,6 +92,7 @@ class Preloaded:
         self, folder: Path, env: dict[str, str], modules: tuple[str, ...] = PRELOAD
     ) -> None:
         self.folder = folder
+        self.env = env
         self.socket = folder / "preloaded.sock"
         self.proc = subprocess.Popen(
             [sys.executable, __file__, str(self.socket), *modules],
@@ -80,7 +113,13 @@ class Preloaded:
         bin_.mkdir(exist_ok=True)
         client = bin_ / "python"
         # -E -S: the client imports nothing of site-packages and reads no PYTHON* variable
-        client.write_text(f"#!{sys.executable} -ES\n" + CLIENT.format(socket=str(self.socket)))
+        code = CLIENT.format(
+            startup=STARTUP,
+            server_startup=_startup(self.env),
+            python=sys.executable,
+            socket=str(self.socket),
+        )
+        client.write_text(f"#!{sys.executable} -ES\n{code}")
         client.chmod(0o755)
         return bin_
 
@@ -108,9 +147,17 @@ def serve(path: str, modules: list[str]) -> dict:
     selector.register(listener, selectors.EVENT_READ)
     try:
         while True:
-            if selector.select(timeout=0.05):
+            for key, _ in selector.select(timeout=0.05):
+                if key.fileobj is not listener:  # a client sends nothing more: it is gone
+                    os.kill(key.data, signal.SIGKILL)  # so its command goes too
+                    selector.unregister(key.fileobj)
+                    continue
                 conn, _ = listener.accept()
-                request, fds = _receive(conn)
+                try:
+                    request, fds = _receive(conn)
+                except (OSError, ValueError):  # a client gone before its request
+                    conn.close()
+                    continue
                 sys.stdout.flush()
                 sys.stderr.flush()
                 pid = os.fork()
@@ -127,7 +174,8 @@ def serve(path: str, modules: list[str]) -> dict:
                     os.close(fd)
                 conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
                 waiting[pid] = conn
-            _reap(waiting)
+                selector.register(conn, selectors.EVENT_READ, pid)
+            _reap(waiting, selector)
     finally:
         if os.getpid() == server:
             for pid in waiting:
@@ -145,7 +193,7 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(data), fds
 
 
-def _reap(waiting: dict[int, socket.socket]) -> None:
+def _reap(waiting: dict[int, socket.socket], selector: selectors.BaseSelector) -> None:
     while waiting:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -155,6 +203,8 @@ def _reap(waiting: dict[int, socket.socket]) -> None:
             return
         conn = waiting.pop(pid, None)
         if conn is not None:
+            with contextlib.suppress(KeyError):  # unless its client went first
+                selector.unregister(conn)
             code = os.waitstatus_to_exitcode(status)
             with contextlib.suppress(OSError):  # the client is gone
                 conn.sendall(json.dumps({"exit": code}).encode() + b"\n")

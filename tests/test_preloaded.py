@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,3 +89,34 @@ def test_a_signal_to_the_client_reaches_the_command(python: Path, tmp_path: Path
             assert proc.wait(timeout=30) == -signal.SIGINT
         finally:
             proc.kill()
+
+
+def test_a_killed_client_takes_its_command_with_it(python: Path, tmp_path: Path) -> None:
+    code = "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n"
+    with subprocess.Popen(
+        [str(python), "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+    ) as proc:
+        pid = int(proc.stdout.readline())
+        proc.kill()
+    for _ in range(100):
+        if not Path(f"/proc/{pid}").exists() or "Z" in _state(pid):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the command {pid} outlived its client")
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][:1]
+    except OSError:
+        return "Z"
+
+
+def test_a_start_up_variable_the_fork_cannot_honour_runs_the_real_interpreter(
+    python: Path, tmp_path: Path
+) -> None:
+    code = "import os, warnings\nprint(os.getppid())\nwarnings.warn('x')\n"
+    done = run(python, "-c", code, cwd=tmp_path, PYTHONWARNINGS="error")
+    assert done.returncode == 1 and "UserWarning: x" in done.stderr
+    done = run(python, "-c", "import sys; print(sys.flags.optimize)", "-O", cwd=tmp_path)
+    assert done.stdout == "0\n"  # -c's arguments are the code's, not the interpreter's

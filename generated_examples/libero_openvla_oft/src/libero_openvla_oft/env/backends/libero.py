@@ -163,9 +163,9 @@ def _cameras_unrendered(robosuite_env) -> Iterator[None]:
         robosuite_env._observables[f"{name}_image"] for name in CAMERA_NAMES.values()
     ]
     sensors = [camera._sensor for camera in cameras]
-    for camera, sensor in zip(cameras, sensors, strict=True):
-        camera._sensor = _last_frame(camera, sensor)
     try:
+        for camera, sensor in zip(cameras, sensors, strict=True):
+            camera._sensor = _last_frame(camera, sensor)
         yield
     finally:
         for camera, sensor in zip(cameras, sensors, strict=True):
