@@ -65,13 +65,32 @@ conn = socket.socket(socket.AF_UNIX)
 conn.connect({socket!r})
 request = {{"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ)}}
 socket.send_fds(conn, [json.dumps(request).encode() + b"\\n"], [0, 1, 2])
-reader = conn.makefile()
-pid = json.loads(reader.readline())["pid"]
+# Reads time out every 50 ms: a Python signal handler runs between bytecodes, and one whose
+# signal lands just before a blocking read would wait for that read to end.
+conn.settimeout(0.05)
+received = b""
+
+
+def message():
+    global received
+    while b"\\n" not in received:
+        try:
+            more = conn.recv(1 << 16)
+        except TimeoutError:
+            continue
+        if not more:
+            return None
+        received += more
+    line, received = received.split(b"\\n", 1)
+    return json.loads(line)
+
+
+pid = message()["pid"]
 for number in FORWARD:
     signal.signal(number, lambda n, _frame: os.kill(pid, n))
 signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARD)
-line = reader.readline()
-code = json.loads(line)["exit"] if line else 1
+answer = message()
+code = answer["exit"] if answer else 1
 if code < 0:
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)

@@ -67,11 +67,14 @@ def test_code_runs_in_a_fresh_main_and_an_exception_prints_and_exits_1(
 
 
 def test_a_signal_to_the_client_reaches_the_command(python: Path, tmp_path: Path) -> None:
+    # The commands wait in short sleeps: a Python handler runs between bytecodes, and a
+    # signal landing just before one long sleep would wait for its end, in any interpreter.
     code = (
         "import signal, sys, time\n"
         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
         "print('waiting', flush=True)\n"
-        "time.sleep(60)\n"
+        "while True:\n"
+        "    time.sleep(0.05)\n"
     )
     with subprocess.Popen(
         [str(python), "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True
@@ -79,7 +82,7 @@ def test_a_signal_to_the_client_reaches_the_command(python: Path, tmp_path: Path
         assert proc.stdout.readline() == "waiting\n"
         proc.terminate()
         assert proc.wait(timeout=30) == 7
-    code = "import time\nprint('waiting', flush=True)\ntime.sleep(60)\n"
+    code = "import time\nprint('waiting', flush=True)\nwhile True:\n    time.sleep(0.05)\n"
     with subprocess.Popen(
         [str(python), "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True
     ) as proc:
