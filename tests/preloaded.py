@@ -12,7 +12,7 @@ does, ``-c`` compiled from ``<string>``, and a normal interpreter exit (threads 
 ``atexit``, exit code, an uncaught exception printed). The client forwards SIGINT and
 SIGTERM to the child and exits with its code, or by its signal.
 
-Where the client's start-up variables (:data:`STARTUP`: ``PYTHON*`` but the path,
+Where the client's start-up variables (:func:`startup`: ``PYTHON*`` but the path,
 thread counts, ``TMPDIR``, Hugging Face's) differ from the server's, or the form is not ``-m``
 or ``-c``, the client runs the real interpreter instead. A client killed takes its command
 with it. What a fork cannot show: an import the command forgot that a preloaded module made
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import json
 import os
 import runpy
@@ -40,19 +41,22 @@ from pathlib import Path
 #: most of its start-up time (torch, and transformers' model code that imports torch's).
 PRELOAD = ("numpy", "torch", "transformers", "transformers.modeling_utils")
 
-#: The variables a command's interpreter reads at start-up or the preloaded modules read on
-#: import (a fork would keep the server's): where the client's differ from the server's, it
-#: runs the real interpreter instead (as for any form but ``-m`` and ``-c``).
-STARTUP = """\
-def startup(env):
+
+def startup(env: dict[str, str]) -> dict[str, str]:
+    """The variables a command's interpreter reads at start-up or the preloaded modules read
+    on import (a fork would keep the server's): where the client's differ from the server's,
+    it runs the real interpreter instead (as for any form but ``-m`` and ``-c``). Its source
+    is the client's too."""
     return {
         k: v
         for k, v in env.items()
-        if k.startswith(("PYTHON", "HF_", "HUGGINGFACE_", "TRANSFORMERS_", "TORCH"))
-        and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+        if (
+            k.startswith(("PYTHON", "HF_", "HUGGINGFACE_", "TRANSFORMERS_", "TORCH"))
+            and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+        )
         or k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TMPDIR")
     }
-"""
+
 
 CLIENT = """\
 import json, os, signal, socket, sys
@@ -98,12 +102,6 @@ sys.exit(code)
 """
 
 
-def _startup(env: dict[str, str]) -> dict[str, str]:
-    scope: dict = {}
-    exec(STARTUP, scope)
-    return scope["startup"](env)
-
-
 class Preloaded:
     """The server, started by the constructor; :meth:`close` stops it."""
 
@@ -133,8 +131,8 @@ class Preloaded:
         client = bin_ / "python"
         # -E -S: the client imports nothing of site-packages and reads no PYTHON* variable
         code = CLIENT.format(
-            startup=STARTUP,
-            server_startup=_startup(self.env),
+            startup=inspect.getsource(startup),
+            server_startup=startup(self.env),
             python=sys.executable,
             socket=str(self.socket),
         )
