@@ -1,8 +1,8 @@
 """A package whose simulator its test extra does not install (LIBERO) runs its tests on the
 real simulator where it is installed, else on the synthetic stand-in: ``tests/simulator.py``
 picks the backend, ``tests/conftest.py`` shares one instance and a scratch HOME, and
-``tests/test_<backend>_real.py`` compares observations with the frameworks' own and checks
-the gripper on every path. The golden's fresh-venv test installs the simulator and runs
+``tests/test_<backend>_real.py`` compares observations with the frameworks' own, shows what
+the targets' group tests assume of the simulator, and checks the gripper on every path. The golden's fresh-venv test installs the simulator and runs
 them (``test_goldens``)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from vlagen.envplan import BACKEND_PROBE
 from vlagen.load import load_spec
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
-REAL_FILES = {"tests/conftest.py", "tests/simulator.py", "tests/test_libero_real.py"}
+REAL_FILES = {"tests/simulator.py", "tests/test_libero_real.py"}
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +43,12 @@ def test_only_a_probed_simulator_gets_the_real_simulator_files(libero) -> None:
     assert libero.keys() >= REAL_FILES
     assert 'PROBE = "libero.libero"' in libero["tests/simulator.py"]
     assert 'BACKEND = "libero" if REAL else "synthetic"' in libero["tests/simulator.py"]
+    assert "SCRATCH_HOME" in libero["tests/conftest.py"]
     for spec in SPECS.glob("*.yaml"):
         if spec.stem != "libero_openvla_oft":
-            assert not REAL_FILES & generate(load_spec(spec).spec).tree.keys(), spec.stem
+            tree = generate(load_spec(spec).spec).tree
+            assert not REAL_FILES & tree.keys(), spec.stem
+            assert "SCRATCH_HOME" not in tree["tests/conftest.py"].content.decode(), spec.stem
 
 
 def test_the_gripper_is_checked_on_every_path_and_observations_against_both_frameworks(
@@ -55,7 +58,7 @@ def test_the_gripper_is_checked_on_every_path_and_observations_against_both_fram
     assert tests == [
         "test_observations_are_rlinfs_liberoenvs",
         "test_observations_are_siirls",
-        "test_a_reset_shows_the_frames_of_a_settle_that_renders_every_step",
+        "test_one_resets_arguments_give_one_start_on_any_instance",
         "test_open_opens_the_gripper_through_the_policy_core",
         "test_open_opens_the_gripper_through_smoke",
         "test_open_opens_the_gripper_through_rlinfs_chunk_step",
@@ -163,4 +166,12 @@ def test_the_real_simulator_tests_that_can_share_its_scene_share_it(libero) -> N
             libero["tests/test_rlinf.py"], "test_a_group_starts_identically_and_groups_differ"
         )
     )
-    assert "seed_offset=125" in rlinf  # each group's task repeats across the two epochs
+    assert "START_BACKEND" in rlinf and "START_BACKEND" in siirl
+    # each of their resets would rebuild a scene: the group tests run on the stand-in, and
+    # the real simulator shows what they assume of it
+    assert 'BACKEND: str | None = "synthetic"' in libero["tests/starts.py"]
+    assert "Recorded(libero.make(1))" in libero["tests/test_libero_real.py"]
+    gripper = libero["tests/test_libero_real.py"]
+    for path in ("smoke", "rlinfs_chunk_step", "siirls_decode_and_our_adapter"):
+        test = ast.unparse(_function(gripper, f"test_open_opens_the_gripper_through_{path}"))
+        assert "Replay(opening)" in test and "real_backend" not in test, path

@@ -210,6 +210,12 @@ class EnvPlan:
         return BACKEND_SETUP.get(self.preset.backend)
 
     @property
+    def scratch_home(self) -> bool:
+        """The simulator reads and writes in the home (at import, or in its set-up): the
+        generated tests run with a scratch one."""
+        return self.setup_module is not None or self.probe is not None
+
+    @property
     def probe(self) -> str | None:
         """The module whose presence means the preset's simulator is installed, for a
         simulator the generated tests run on where it is (else on the synthetic stand-in)."""

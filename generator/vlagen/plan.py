@@ -344,16 +344,13 @@ def _env_files(package: str, env: EnvPlan) -> tuple[PlannedFile, ...]:
     for module, template in backends.items():
         path, source = f"{src}/backends/{module}.py", f"{tpl}/backends/{template}.py.jinja"
         files.append(PlannedFile(path, source))
-    tests = ["starts", "test_env", "test_env_check", "test_env_pool", "test_env_remote"]
+    tests = ["conftest", "starts", "test_env", "test_env_check", "test_env_pool", "test_env_remote"]
     if env.preset.backend != "synthetic":
         tests.append("test_env_backend")
     if env.setup_module is not None:
         tests.append(f"test_{env.setup_module}")
     if env.probe is not None:
         tests += ["simulator", f"test_{env.preset.backend}_real"]
-    if env.setup_module is not None or env.probe is not None:
-        # the simulator reads and writes in the home: its tests run with a scratch one
-        tests.append("conftest")
     files += [PlannedFile(f"tests/{name}.py", f"package/tests/{name}.py.jinja") for name in tests]
     if env.scaffold is not None:
         files.append(

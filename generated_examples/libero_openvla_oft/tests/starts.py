@@ -8,7 +8,10 @@ envs of different groups differently (the env core's rule, ``episode_seed`` in
 A start is the backend's reset arguments, the observation and info it returned, and the
 simulator's state where the backend exposes it: LIBERO's MuJoCo state, a gymnasium env's
 random generator and numeric attributes (CartPole's ``state``), the synthetic stand-in's
-drawn episode. The backends run on the real libero simulator where it is installed here (``simulator.py``), else on the synthetic stand-in.
+drawn episode. The backends run on the synthetic stand-in: on the real libero simulator each
+reset rebuilds a scene (seconds each, some twenty in these tests). What the tests assume of
+the simulator, that one reset's arguments give one start whatever the instance did before,
+and other initial states others, ``test_libero_real.py`` shows on it.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from simulator import BACKEND
 
 from libero_openvla_oft.env import make_env
 from libero_openvla_oft.env.backends import load_backend
 from libero_openvla_oft.spec import SPEC
 
+BACKEND: str | None = "synthetic"  # the stand-in: see above
 #: info keys that are no part of a start: highway-env reports at reset an action sampled from
 #: an action space it has just built, unseeded
 NOT_THE_START = frozenset({"action"})

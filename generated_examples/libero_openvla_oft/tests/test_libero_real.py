@@ -4,14 +4,18 @@
 RLinf's LiberoEnv and siiRL's LIBERO code make them of the same simulator state,
 and the gripper: the action a checkpoint means as "open" (in its convention,
 ``model.action.gripper``: OpenVLA's training data has 1.0 = open, 0.0 = close) opens LIBERO's
-gripper on every path from action tokens to the simulator. All on one shared instance
-(``real_backend``)."""
+gripper on every path from action tokens to the simulator: through the policy core on the
+simulator, and every other path sends it the same controls, step for step (recorded where the
+simulator takes them; its steps, most of a second each in software rendering, run once). All
+on one shared instance (``real_backend``)."""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ import numpy as np
 import pytest
 import torch
 from simulator import core
+from starts import Recorded, assert_groups_start_alike
 
 from libero_openvla_oft import smoke
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
@@ -164,62 +169,129 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     np.testing.assert_allclose(ours["state"], state, rtol=0, atol=1e-6)
 
 
-def test_a_reset_shows_the_frames_of_a_settle_that_renders_every_step(
+def test_one_resets_arguments_give_one_start_on_any_instance(
     real_backend: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A reset renders only its last settle step (``_cameras_unrendered``): its frames and
-    state equal those of the same reset rendering every step, the backend's reset before
-    that change."""
-    ours, _ = real_backend.reset(seed=0, task_id=0, state_id=0)
-    monkeypatch.setattr(
-        libero, "_cameras_unrendered", lambda _env: contextlib.nullcontext()
+    """What the group tests of every target (``starts.py``, on the stand-in) assume of the
+    simulator: a reset's arguments decide the start, frames and MuJoCo state, whatever the
+    instance did before (the shared one has stepped and reset through other tests; a new
+    one builds its scene, then resets the scene it built); another initial state starts
+    elsewhere. The new instance's first reset renders every settle step, as the backend's
+    reset did before ``_cameras_unrendered``, so the frames show that a reset rendering
+    only its last settle step shows the same. The shared instance is left as its fixture
+    left it."""
+    fresh, shared = Recorded(libero.make(1)), Recorded(real_backend)
+    try:
+        with monkeypatch.context() as every_step:
+            every_step.setattr(
+                libero, "_cameras_unrendered", lambda _env: contextlib.nullcontext()
+            )
+            fresh.reset(seed=0, task_id=0, state_id=0)
+        shared.reset(seed=0, task_id=0, state_id=0)
+        fresh.reset(seed=1, task_id=0, state_id=1)
+    finally:
+        fresh.close()
+    assert_groups_start_alike(
+        [*fresh.starts[:1], *shared.starts, *fresh.starts[1:]], [[0, 1], [2]]
     )
-    full, _ = real_backend.reset(seed=0, task_id=0, state_id=0)
-    assert ours.keys() == full.keys()
-    for key in full:
-        np.testing.assert_array_equal(ours[key], full[key], err_msg=key)
 
 
-def test_open_opens_the_gripper_through_the_policy_core(
-    real_backend: Any, policy: Policy, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Policy.decode of the checkpoint's tokens, then the env core."""
-    openings = []
-    with core(real_backend) as env:
-        env.reset()
-        seen = fingers(real_backend, monkeypatch)
-        for gripper in SCHEDULE:
-            env.step(policy.decode(tokens(gripper, 1, policy.normalizer)).numpy())
-            openings.append(seen[-1])
-    assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings
+@dataclass
+class Opening:
+    """The policy core's path on the simulator: what the simulator answered, the controls it
+    took, and the fingers' opening after each decision."""
+
+    first: tuple  #: the reset's observation and info
+    last: tuple  #: the last step's observation, reward, flags and info
+    controls: list[np.ndarray]
+    fingers: list[float]
+
+
+@pytest.fixture(scope="module")
+def opening(real_backend: Any, policy: Policy) -> Opening:
+    """Policy.decode of the checkpoint's tokens, then the env core, on the simulator."""
+    answers: list[tuple] = []
+    controls: list[np.ndarray] = []
+    openings: list[float] = []
+    reset, step = real_backend.reset, real_backend.step
+
+    def resetting(**args: int) -> tuple:
+        answers.append(copy.deepcopy(reset(**args)))
+        return answers[-1]
+
+    def stepping(control: np.ndarray) -> tuple:
+        controls.append(np.array(control, copy=True))
+        answers.append(copy.deepcopy(step(control)))
+        return answers[-1]
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(real_backend, "reset", resetting)
+        monkeypatch.setattr(real_backend, "step", stepping)
+        with core(real_backend) as env:
+            env.reset()
+            seen = fingers(real_backend, monkeypatch)
+            for gripper in SCHEDULE:
+                env.step(policy.decode(tokens(gripper, 1, policy.normalizer)).numpy())
+                openings.append(seen[-1])
+    return Opening(answers[0], answers[-1], controls, openings)
+
+
+class Replay:
+    """Where the simulator would be: it takes the controls, and answers each reset and step
+    as the simulator answered the policy core's path (``opening``). The paths below pick
+    their actions by forced tokens, whatever they observe."""
+
+    control_low = libero.LiberoBackend.control_low
+    control_high = libero.LiberoBackend.control_high
+
+    def __init__(self, opening: Opening) -> None:
+        self.opening = opening
+        self.controls: list[np.ndarray] = []
+
+    def reset(self, **args: int) -> tuple:
+        return copy.deepcopy(self.opening.first)
+
+    def step(self, control: np.ndarray) -> tuple:
+        self.controls.append(np.array(control, copy=True))
+        return copy.deepcopy(self.opening.last)
+
+    def close(self) -> None:
+        return None
+
+
+def assert_sends_the_policy_cores_controls(replay: Replay, opening: Opening) -> None:
+    """The path sent, step for step, the controls that opened the gripper on the simulator
+    (then, where its episode runs on, more)."""
+    taken = replay.controls[: len(opening.controls)]
+    assert len(taken) == len(opening.controls), f"{len(taken)} controls sent"
+    for step, (sent, expected) in enumerate(zip(taken, opening.controls, strict=True)):
+        np.testing.assert_array_equal(
+            sent, expected, err_msg=f"the control of step {step}"
+        )
+
+
+def test_open_opens_the_gripper_through_the_policy_core(opening: Opening) -> None:
+    """Policy.decode of the checkpoint's tokens, then the env core, on the simulator: the
+    other paths' tests compare their controls with these."""
+    assert opening.fingers[-1] > opening.fingers[CLOSES - 1] + OPENS_BY, opening.fingers
 
 
 def test_open_opens_the_gripper_through_smoke(
-    real_backend: Any, policy: Policy, monkeypatch: pytest.MonkeyPatch
+    opening: Opening, policy: Policy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """smoke's loop (Policy.act, sampling, then the env core) for one episode."""
     forced = forcing(policy, iter(SCHEDULE + (OPEN,)))
     monkeypatch.setattr(policy.backbone, "action_logits", forced)
-    openings = []
+    replay = Replay(opening)
     steps = STEPS_PER_DECISION * (len(SCHEDULE) + 1)
-    with core(real_backend, max_episode_steps=steps) as env:
-        step = env.step
-        seen = fingers(real_backend, monkeypatch)
-
-        def recording(actions: np.ndarray) -> tuple:
-            out = step(actions)
-            openings.append(seen[-1])
-            return out
-
-        monkeypatch.setattr(env, "step", recording)
+    with core(replay, max_episode_steps=steps) as env:
         result = smoke.run(policy, env, 1)
     assert result.episodes == 1
-    closed, opened = openings[CLOSES - 1], openings[len(SCHEDULE) - 1]
-    assert opened > closed + OPENS_BY, openings
+    assert_sends_the_policy_cores_controls(replay, opening)
 
 
 def test_open_opens_the_gripper_through_rlinfs_chunk_step(
-    real_backend: Any, checkpoint: str, monkeypatch: pytest.MonkeyPatch
+    opening: Opening, checkpoint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The RLinf target: predict_action_batch, RLinf's prepare_actions, our chunk_step."""
     pytest.importorskip("rlinf", reason=NEEDS_RLINF)
@@ -239,11 +311,12 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
     model = build_policy(config.actor.model, torch.float32)
     forced = forcing(model.policy, iter(SCHEDULE))
     monkeypatch.setattr(model.policy.backbone, "action_logits", forced)
+    replay = Replay(opening)
     monkeypatch.setattr(
         rlinf_env,
         "make_env",
         lambda **options: core(
-            real_backend,
+            replay,
             max_episode_steps=options["max_episode_steps"],
             auto_reset=options["auto_reset"],
         ),
@@ -254,20 +327,17 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
     EnvOutput = import_rlinf("rlinf.data.embodied_io_struct").EnvOutput
     prepare = import_rlinf("rlinf.envs.action_utils").prepare_actions
     obs, _ = env.reset()
-    seen = fingers(real_backend, monkeypatch)
-    openings = []
     for _ in SCHEDULE:
         env_obs = EnvOutput(obs=obs).to_dict()["obs"]
         actions, _ = model.predict_action_batch(env_obs=env_obs, do_sample=True)
         chunk = prepare(actions, ENV_TYPE, MODEL_TYPE, CHUNK, DIM)
         obs = env.chunk_step(chunk)[0][-1]
-        openings.append(seen[-1])
     env.close()
-    assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings
+    assert_sends_the_policy_cores_controls(replay, opening)
 
 
 def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
-    real_backend: Any, policy: Policy, monkeypatch: pytest.MonkeyPatch
+    opening: Opening, policy: Policy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The siiRL target: siiRL's OFT decode (``generate_action_verl``: bin centres, then
     the checkpoint's statistics where their mask is set; the harness's copy, siiRL's own
@@ -279,11 +349,12 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
         from libero_openvla_oft.targets.siirl import env as siirl_env
 
     model = TinyOpenVLA(policy, SPEC.model.unnorm_key, CHUNK * DIM)
+    replay = Replay(opening)
     monkeypatch.setattr(
         siirl_env,
         "make_env",
         lambda **options: core(
-            real_backend,
+            replay,
             max_episode_steps=options["max_episode_steps"],
             auto_reset=options["auto_reset"],
         ),
@@ -292,8 +363,6 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
         num_envs=1, max_steps=STEPS_PER_DECISION * (len(SCHEDULE) + 1)
     )
     adapter._blocking_reset(task_ids=[0], trial_ids=[0])
-    seen = fingers(real_backend, monkeypatch)
-    openings = []
     for gripper in SCHEDULE:
         index = tokens(gripper, 1, policy.normalizer)
         logits = torch.full((1, CHUNK * DIM, HEAD), -1e4)
@@ -309,6 +378,5 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
             temperature=1.0,
         )
         adapter._blocking_step({"actions": actions, "indices": [0]})
-        openings.append(seen[-1])
     adapter.close()
-    assert openings[-1] > openings[CLOSES - 1] + OPENS_BY, openings
+    assert_sends_the_policy_cores_controls(replay, opening)

@@ -243,11 +243,7 @@ def test_a_group_starts_identically_and_groups_differ(
             auto_reset=False,
         ),
         num_envs=2 * group,
-        # with training.seed 42 and a LIBERO suite (10 tasks of 50 initial states) its
-        # epochs draw each group the same task (7, 1) and other initial states and group
-        # seeds: the second epoch resets each env's scene on the real simulator rather than
-        # building another (a build costs two resets); the starts still differ
-        seed_offset=125,
+        seed_offset=1,
         total_num_processes=2,
     )
     groups = [[0, 1], [2, 3]]

@@ -24,7 +24,7 @@ from navsim_vla.env import make_env
 from navsim_vla.env.backends import load_backend
 from navsim_vla.spec import SPEC
 
-BACKEND: str | None = "synthetic"  # the navsim simulator does not run here
+BACKEND: str | None = "synthetic"  # the stand-in: see above
 #: info keys that are no part of a start: highway-env reports at reset an action sampled from
 #: an action space it has just built, unseeded
 NOT_THE_START = frozenset({"action"})
