@@ -58,7 +58,7 @@ def test_the_gripper_is_checked_on_every_path_and_observations_against_both_fram
     assert tests == [
         "test_observations_are_rlinfs_liberoenvs",
         "test_observations_are_siirls",
-        "test_one_resets_arguments_give_one_start_on_any_instance",
+        "test_a_resets_arguments_give_one_start_on_any_instance",
         "test_open_opens_the_gripper_through_the_policy_core",
         "test_open_opens_the_gripper_through_smoke",
         "test_open_opens_the_gripper_through_rlinfs_chunk_step",
@@ -175,3 +175,4 @@ def test_the_real_simulator_tests_that_can_share_its_scene_share_it(libero) -> N
     for path in ("smoke", "rlinfs_chunk_step", "siirls_decode_and_our_adapter"):
         test = ast.unparse(_function(gripper, f"test_open_opens_the_gripper_through_{path}"))
         assert "Replay(opening)" in test and "real_backend" not in test, path
+        assert "assert_opens_as_the_policy_core(replay, opening, fingers_from)" in test, path

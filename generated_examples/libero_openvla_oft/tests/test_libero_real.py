@@ -5,9 +5,10 @@ RLinf's LiberoEnv and siiRL's LIBERO code make them of the same simulator state,
 and the gripper: the action a checkpoint means as "open" (in its convention,
 ``model.action.gripper``: OpenVLA's training data has 1.0 = open, 0.0 = close) opens LIBERO's
 gripper on every path from action tokens to the simulator: through the policy core on the
-simulator, and every other path sends it the same controls, step for step (recorded where the
-simulator takes them; its steps, most of a second each in software rendering, run once). All
-on one shared instance (``real_backend``)."""
+simulator, and every other path resets once and sends it the same controls, step for step
+(recorded where the simulator takes them), which open the gripper on the simulator from that
+path's own start (its steps, most of a second each in software rendering, run once per
+start). All on one shared instance (``real_backend``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 import torch
 from simulator import core
-from starts import Recorded, assert_groups_start_alike
+from starts import Recorded, same
 
 from libero_openvla_oft import smoke
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
@@ -169,53 +170,80 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     np.testing.assert_allclose(ours["state"], state, rtol=0, atol=1e-6)
 
 
-def test_one_resets_arguments_give_one_start_on_any_instance(
+def test_a_resets_arguments_give_one_start_on_any_instance(
     real_backend: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the group tests of every target (``starts.py``, on the stand-in) assume of the
-    simulator: a reset's arguments decide the start, frames and MuJoCo state, whatever the
-    instance did before (the shared one has stepped and reset through other tests; a new
-    one builds its scene, then resets the scene it built); another initial state starts
-    elsewhere. The new instance's first reset renders every settle step, as the backend's
-    reset did before ``_cameras_unrendered``, so the frames show that a reset rendering
-    only its last settle step shows the same. The shared instance is left as its fixture
-    left it."""
+    simulator: a reset's arguments decide the start (frames, info and MuJoCo state),
+    whatever the instance did before: a new instance building its scene; the same instance
+    after its arm and gripper moved and it reset to another initial state, which starts
+    elsewhere; the shared instance after the other tests. The new instance's first reset
+    renders every settle step, as the backend's reset did before ``_cameras_unrendered``,
+    so the frames also show that a reset rendering only its last settle step shows the
+    same. The shared instance is left as its fixture left it."""
     fresh, shared = Recorded(libero.make(1)), Recorded(real_backend)
+    moving = np.array(
+        [0.5, -0.5, 0.5, 0.0, 0.0, 0.0, 1.0]
+    )  # the arm moves, the gripper closes
     try:
         with monkeypatch.context() as every_step:
             every_step.setattr(
                 libero, "_cameras_unrendered", lambda _env: contextlib.nullcontext()
             )
             fresh.reset(seed=0, task_id=0, state_id=0)
+        for _ in range(4):
+            fresh.step(moving)
+        fresh.reset(seed=0, task_id=0, state_id=1)
+        fresh.step(moving)
+        fresh.reset(seed=0, task_id=0, state_id=0)
         shared.reset(seed=0, task_id=0, state_id=0)
-        fresh.reset(seed=1, task_id=0, state_id=1)
     finally:
         fresh.close()
-    assert_groups_start_alike(
-        [*fresh.starts[:1], *shared.starts, *fresh.starts[1:]], [[0, 1], [2]]
-    )
+    first, elsewhere, again = fresh.starts
+    for name, start in (
+        ("the same instance, later", again),
+        ("the shared instance", shared.starts[0]),
+    ):
+        assert same(first.obs, start.obs), f"{name} sees other first frames"
+        assert same(first.sim, start.sim), f"{name} starts in another simulator state"
+        assert same(first.info, start.info), f"{name} reports another info"
+    assert not same(first.obs, elsewhere.obs) and not same(first.sim, elsewhere.sim)
 
 
 @dataclass
 class Opening:
-    """The policy core's path on the simulator: what the simulator answered, the controls it
-    took, and the fingers' opening after each decision."""
+    """The policy core's path on the simulator: its reset's arguments, what the simulator
+    answered, the controls it took, and the fingers' opening after each of them."""
 
+    start: dict[str, int]
     first: tuple  #: the reset's observation and info
     last: tuple  #: the last step's observation, reward, flags and info
     controls: list[np.ndarray]
     fingers: list[float]
 
 
+def start_key(args: dict[str, int]) -> tuple[int, int, int]:
+    """A reset's arguments, each of which decides the start: the seed too (LIBERO's frames
+    differ by seed, its MuJoCo state does not)."""
+    return args["seed"], args["task_id"], args["state_id"]
+
+
+def opened(fingers_after: list[float]) -> None:
+    """The fingers, after the closing decisions, opened by ``OPENS_BY`` at least."""
+    closed = fingers_after[CLOSES * STEPS_PER_DECISION - 1]
+    assert fingers_after[-1] > closed + OPENS_BY, fingers_after
+
+
 @pytest.fixture(scope="module")
 def opening(real_backend: Any, policy: Policy) -> Opening:
     """Policy.decode of the checkpoint's tokens, then the env core, on the simulator."""
+    starts: list[dict[str, int]] = []
     answers: list[tuple] = []
     controls: list[np.ndarray] = []
-    openings: list[float] = []
     reset, step = real_backend.reset, real_backend.step
 
     def resetting(**args: int) -> tuple:
+        starts.append(args)
         answers.append(copy.deepcopy(reset(**args)))
         return answers[-1]
 
@@ -232,52 +260,81 @@ def opening(real_backend: Any, policy: Policy) -> Opening:
             seen = fingers(real_backend, monkeypatch)
             for gripper in SCHEDULE:
                 env.step(policy.decode(tokens(gripper, 1, policy.normalizer)).numpy())
-                openings.append(seen[-1])
-    return Opening(answers[0], answers[-1], controls, openings)
+    return Opening(starts[0], answers[0], answers[-1], controls, seen)
+
+
+@pytest.fixture(scope="module")
+def fingers_from(real_backend: Any, opening: Opening) -> Callable[[dict], list[float]]:
+    """The fingers' opening after each of the policy core's controls, sent to the simulator
+    from a reset with ``args`` (its own run, where they are its)."""
+    runs = {start_key(opening.start): opening.fingers}
+
+    def run(args: dict[str, int]) -> list[float]:
+        if start_key(args) not in runs:
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                real_backend.reset(**args)
+                seen = fingers(real_backend, monkeypatch)
+                for control in opening.controls:
+                    real_backend.step(control)
+            runs[start_key(args)] = seen
+        return runs[start_key(args)]
+
+    return run
 
 
 class Replay:
-    """Where the simulator would be: it takes the controls, and answers each reset and step
-    as the simulator answered the policy core's path (``opening``). The paths below pick
-    their actions by forced tokens, whatever they observe."""
+    """Where the simulator would be: it takes the resets and controls, in order, and answers
+    each as the simulator answered the policy core's path (``opening``). The paths below
+    pick their actions by forced tokens, whatever they observe."""
 
     control_low = libero.LiberoBackend.control_low
     control_high = libero.LiberoBackend.control_high
 
     def __init__(self, opening: Opening) -> None:
         self.opening = opening
-        self.controls: list[np.ndarray] = []
+        self.taken: list[tuple[str, Any]] = []  #: ("reset", args) and ("step", control)
 
     def reset(self, **args: int) -> tuple:
+        self.taken.append(("reset", args))
         return copy.deepcopy(self.opening.first)
 
     def step(self, control: np.ndarray) -> tuple:
-        self.controls.append(np.array(control, copy=True))
+        self.taken.append(("step", np.array(control, copy=True)))
         return copy.deepcopy(self.opening.last)
 
     def close(self) -> None:
         return None
 
 
-def assert_sends_the_policy_cores_controls(replay: Replay, opening: Opening) -> None:
-    """The path sent, step for step, the controls that opened the gripper on the simulator
-    (then, where its episode runs on, more)."""
-    taken = replay.controls[: len(opening.controls)]
-    assert len(taken) == len(opening.controls), f"{len(taken)} controls sent"
-    for step, (sent, expected) in enumerate(zip(taken, opening.controls, strict=True)):
+def assert_opens_as_the_policy_core(
+    replay: Replay, opening: Opening, fingers_from: Callable[[dict], list[float]]
+) -> None:
+    """The path reset once, then sent the policy core's controls, step for step (then, where
+    its episode runs on, more), and those controls open the gripper on the simulator from
+    the path's own start."""
+    count = len(opening.controls)
+    kinds = [kind for kind, _ in replay.taken[: count + 1]]
+    assert kinds == ["reset"] + ["step"] * count, kinds
+    for step, ((_, sent), expected) in enumerate(
+        zip(replay.taken[1 : count + 1], opening.controls, strict=True)
+    ):
         np.testing.assert_array_equal(
             sent, expected, err_msg=f"the control of step {step}"
         )
+    opened(fingers_from(replay.taken[0][1]))
 
 
 def test_open_opens_the_gripper_through_the_policy_core(opening: Opening) -> None:
     """Policy.decode of the checkpoint's tokens, then the env core, on the simulator: the
     other paths' tests compare their controls with these."""
-    assert opening.fingers[-1] > opening.fingers[CLOSES - 1] + OPENS_BY, opening.fingers
+    opened(opening.fingers)
 
 
 def test_open_opens_the_gripper_through_smoke(
-    opening: Opening, policy: Policy, monkeypatch: pytest.MonkeyPatch
+    opening: Opening,
+    fingers_from: Callable[[dict], list[float]],
+    policy: Policy,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """smoke's loop (Policy.act, sampling, then the env core) for one episode."""
     forced = forcing(policy, iter(SCHEDULE + (OPEN,)))
@@ -287,11 +344,14 @@ def test_open_opens_the_gripper_through_smoke(
     with core(replay, max_episode_steps=steps) as env:
         result = smoke.run(policy, env, 1)
     assert result.episodes == 1
-    assert_sends_the_policy_cores_controls(replay, opening)
+    assert_opens_as_the_policy_core(replay, opening, fingers_from)
 
 
 def test_open_opens_the_gripper_through_rlinfs_chunk_step(
-    opening: Opening, checkpoint: str, monkeypatch: pytest.MonkeyPatch
+    opening: Opening,
+    fingers_from: Callable[[dict], list[float]],
+    checkpoint: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The RLinf target: predict_action_batch, RLinf's prepare_actions, our chunk_step."""
     pytest.importorskip("rlinf", reason=NEEDS_RLINF)
@@ -333,11 +393,14 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
         chunk = prepare(actions, ENV_TYPE, MODEL_TYPE, CHUNK, DIM)
         obs = env.chunk_step(chunk)[0][-1]
     env.close()
-    assert_sends_the_policy_cores_controls(replay, opening)
+    assert_opens_as_the_policy_core(replay, opening, fingers_from)
 
 
 def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
-    opening: Opening, policy: Policy, monkeypatch: pytest.MonkeyPatch
+    opening: Opening,
+    fingers_from: Callable[[dict], list[float]],
+    policy: Policy,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The siiRL target: siiRL's OFT decode (``generate_action_verl``: bin centres, then
     the checkpoint's statistics where their mask is set; the harness's copy, siiRL's own
@@ -379,4 +442,4 @@ def test_open_opens_the_gripper_through_siirls_decode_and_our_adapter(
         )
         adapter._blocking_step({"actions": actions, "indices": [0]})
     adapter.close()
-    assert_sends_the_policy_cores_controls(replay, opening)
+    assert_opens_as_the_policy_core(replay, opening, fingers_from)
