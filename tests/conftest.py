@@ -4,6 +4,7 @@ check that the suite leaves the working tree as it found it."""
 from __future__ import annotations
 
 import faulthandler
+import gc
 import hashlib
 import os
 import re
@@ -194,6 +195,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         slices[i] += fast[:take]
         del fast[:take]
     items[:] = [item for part in slices for item in part]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The test modules and what they imported (torch, transformers, vlagen) live as long as
+    the session: frozen, no garbage collection walks them again (as the generated packages'
+    own ``tests/conftest.py`` does)."""
+    gc.freeze()
 
 
 #: The process's own stderr, copied before a test's output capture replaces it.
