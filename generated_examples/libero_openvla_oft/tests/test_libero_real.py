@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 import torch
 from simulator import core
-from starts import Recorded, same
+from starts import Recorded, assert_groups_start_alike, same
 
 from libero_openvla_oft import smoke
 from libero_openvla_oft.env.actions import STEPS_PER_DECISION
@@ -200,13 +200,10 @@ def test_a_resets_arguments_give_one_start_on_any_instance(
     finally:
         fresh.close()
     first, elsewhere, again = fresh.starts
-    for name, start in (
-        ("the same instance, later", again),
-        ("the shared instance", shared.starts[0]),
-    ):
-        assert same(first.obs, start.obs), f"{name} sees other first frames"
-        assert same(first.sim, start.sim), f"{name} starts in another simulator state"
-        assert same(first.info, start.info), f"{name} reports another info"
+    # as one group of three (the new instance, it later, the shared one) and one of another
+    assert_groups_start_alike(
+        [first, again, *shared.starts, elsewhere], [[0, 1, 2], [3]]
+    )
     assert not same(first.obs, elsewhere.obs) and not same(first.sim, elsewhere.sim)
 
 
