@@ -22,6 +22,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from preloaded import PRELOAD, Preloaded
+
 REPO = Path(__file__).resolve().parent.parent
 SPECS = sorted((REPO / "specs").glob("*.yaml"))
 GOLDENS = REPO / "generated_examples"
@@ -61,10 +63,15 @@ def run_package_tests(
     # One thread per test process: the suite runs one such process per core (xdist), and
     # the tiny models gain nothing from intra-op threads competing with them.
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
+    options = ["-q", "-rs", "-p", "no:cacheprovider"]
     if python != sys.executable:  # a fresh venv, installed --no-compile
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = str(_scratch() / "pycache")
-    command = [python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *only]
+    elif not env.get("PYTHONPATH"):  # nothing in front of what the preloaded Python imported
+        python = str(_preloaded_python())
+        # pytest cannot rewrite the asserts of plugins imported before it (hydra's)
+        options += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    command = [python, "-m", "pytest", *options, *only]
     command += ["-o", f"faulthandler_timeout={PACKAGE_RUN_LIMIT_S // 2}"]
     try:
         done = subprocess.run(
@@ -85,6 +92,29 @@ def run_package_tests(
         skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
         assert all(line.endswith(ALLOWED_SKIPS) for line in skips), done.stdout
     return done.stdout
+
+
+#: What the preloaded Python of :func:`run_package_tests` imports beyond :data:`PRELOAD`.
+PACKAGE_PRELOAD = ("pytest",)
+
+
+def _preloaded_python() -> Path:
+    """This test process's preloaded Python (:mod:`preloaded`) for the packages' test runs in
+    this venv: each runs in a fork of one that has imported torch, transformers, pytest and
+    RLinf, some 9 s of CPU a run. What a fork cannot show (an import a package forgot that a
+    preloaded module made) the goldens' runs, each a fresh interpreter in a fresh venv,
+    show."""
+    if not _PRELOADED:
+        folder = _scratch() / "preloaded"
+        folder.mkdir()
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "HOME": str(folder)}
+        env.pop("PYTHONPATH", None)
+        server = Preloaded(folder, env, PRELOAD + PACKAGE_PRELOAD)
+        _PRELOADED.append((server, server.shim() / "python"))
+    return _PRELOADED[0][1]
+
+
+_PRELOADED: list[tuple[Preloaded, Path]] = []
 
 
 def fresh_venv(name: str) -> str:
@@ -308,6 +338,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    for server, _ in _PRELOADED:
+        server.close()
     for folder in _SCRATCH:
         shutil.rmtree(folder, ignore_errors=True)
 

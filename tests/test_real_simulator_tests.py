@@ -2,8 +2,8 @@
 real simulator where it is installed, else on the synthetic stand-in: ``tests/simulator.py``
 picks the backend, ``tests/conftest.py`` shares one instance and a scratch HOME, and
 ``tests/test_<backend>_real.py`` compares observations with the frameworks' own, shows what
-the targets' group tests assume of the simulator, and checks the gripper on every path. The golden's fresh-venv test installs the simulator and runs
-them (``test_goldens``)."""
+the targets' group tests assume of the simulator, and checks the gripper on every path. The
+golden's fresh-venv test installs the simulator and runs them (``test_goldens``)."""
 
 from __future__ import annotations
 
