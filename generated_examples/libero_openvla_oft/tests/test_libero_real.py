@@ -178,7 +178,8 @@ def test_a_resets_arguments_give_one_start_on_any_instance(
     whatever the instance did before: a new instance building its scene; the same instance
     after its arm and gripper moved and it reset to another initial state, which starts
     elsewhere; the shared instance after the other tests. The new instance's first reset
-    renders every settle step, as the backend's reset did before ``_cameras_unrendered``,
+    renders every frame LIBERO's own reset renders (the new sim's and every settle step's),
+    as the backend's reset did before ``_reset_unrendered`` and ``_cameras_unrendered``,
     so the frames also show that a reset rendering only its last settle step shows the
     same. The shared instance is left as its fixture left it."""
     fresh, shared = Recorded(libero.make(1)), Recorded(real_backend)
@@ -187,9 +188,10 @@ def test_a_resets_arguments_give_one_start_on_any_instance(
     )  # the arm moves, the gripper closes
     try:
         with monkeypatch.context() as every_step:
-            every_step.setattr(
-                libero, "_cameras_unrendered", lambda _env: contextlib.nullcontext()
-            )
+            for shortcut in ("_reset_unrendered", "_cameras_unrendered"):
+                every_step.setattr(
+                    libero, shortcut, lambda _env: contextlib.nullcontext()
+                )
             fresh.reset(seed=0, task_id=0, state_id=0)
         for _ in range(4):
             fresh.step(moving)

@@ -88,7 +88,8 @@ class LiberoBackend:
         if task_id != self.task_id:
             self._build(suite, task_id)
         self.env.seed(seed)
-        self.env.reset()
+        with _reset_unrendered(self.env.env):
+            self.env.reset()
         if FAST_RENDER:  # a reset rebuilds the model from its XML, reflections included
             self.env.sim.model.mat_reflectance[:] = 0.0
         init_states = suite.get_task_init_states(task_id)
@@ -148,6 +149,37 @@ class LiberoBackend:
                 ]
             ).astype(np.float32)
         return obs
+
+
+@contextmanager
+def _reset_unrendered(robosuite_env) -> Iterator[None]:
+    """Inside, the sim that a reset builds renders blank frames.
+
+    A reset rebuilds the model and its sim, then renders each camera some four times (the
+    validity checks of its new sensors, and the reset's observation): a quarter of a
+    reset's time where rendering is in software. Those frames are thrown away (the reset
+    sets an initial state and settles, and only the last settle step's frames are kept).
+    ``render`` is shadowed on the new sim only, until the reset returns; a reset that
+    builds no sim renders as before (``tests/test_libero_real.py`` compares the frames with
+    those of a reset that rendered all of them)."""
+    initialize = robosuite_env._initialize_sim
+
+    def initialize_unrendered(*args, **kwargs) -> None:
+        initialize(*args, **kwargs)
+        robosuite_env.sim.render = _blank
+
+    robosuite_env._initialize_sim = initialize_unrendered
+    try:
+        yield
+    finally:
+        del robosuite_env._initialize_sim
+        vars(robosuite_env.sim).pop("render", None)
+
+
+def _blank(*, width: int, height: int, depth: bool = False, **_: object) -> object:
+    """What robosuite's ``MjSim.render`` returns, black: an RGB frame (and a depth map)."""
+    frame = np.zeros((height, width, 3), np.uint8)
+    return (frame, np.zeros((height, width), np.float32)) if depth else frame
 
 
 @contextmanager
