@@ -155,9 +155,9 @@ class LiberoBackend:
 def _reset_unrendered(robosuite_env) -> Iterator[None]:
     """Inside, the sim that a reset builds renders blank frames.
 
-    A reset rebuilds the model and its sim, then renders each camera some four times (the
-    validity checks of its new sensors, and the reset's observation): a quarter of a
-    reset's time where rendering is in software. Those frames are thrown away (the reset
+    A reset rebuilds the model and its sim, then renders each camera three times (the two
+    validity checks of its new sensor, and the reset's observation): a quarter of a reset's
+    time where rendering is in software. Those frames are thrown away (the reset
     sets an initial state and settles, and only the last settle step's frames are kept).
     ``render`` is shadowed on the new sim only, until the reset returns; a reset that
     builds no sim renders as before (``tests/test_libero_real.py`` compares the frames with
@@ -173,7 +173,9 @@ def _reset_unrendered(robosuite_env) -> Iterator[None]:
         yield
     finally:
         del robosuite_env._initialize_sim
-        vars(robosuite_env.sim).pop("render", None)
+        # no sim where the reset failed before building one
+        if robosuite_env.sim is not None:
+            vars(robosuite_env.sim).pop("render", None)
 
 
 def _blank(*, width: int, height: int, depth: bool = False, **_: object) -> object:
