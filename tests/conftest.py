@@ -94,10 +94,6 @@ def run_package_tests(
     return done.stdout
 
 
-#: What the preloaded Python of :func:`run_package_tests` imports beyond :data:`PRELOAD`.
-PACKAGE_PRELOAD = ("pytest",)
-
-
 def _preloaded_python() -> Path:
     """This test process's preloaded Python (:mod:`preloaded`) for the packages' test runs in
     this venv: each runs in a fork of one that has imported torch, transformers, pytest and
@@ -109,7 +105,7 @@ def _preloaded_python() -> Path:
         folder.mkdir()
         env = {**os.environ, "OMP_NUM_THREADS": "1", "HOME": str(folder)}
         env.pop("PYTHONPATH", None)
-        server = Preloaded(folder, env, PRELOAD + PACKAGE_PRELOAD)
+        server = Preloaded(folder, env, (*PRELOAD, "pytest"))
         _PRELOADED.append((server, server.shim() / "python"))
     return _PRELOADED[0][1]
 
