@@ -655,6 +655,55 @@ def test_regen_refuses_a_symlink_at_its_temp_name(runner, spec_file, tmp_path) -
     assert _entries(out) == before, "nothing written"
 
 
+
+def test_a_file_that_cannot_be_written_is_named_and_a_rerun_finishes(
+    runner, spec_file, tmp_path, monkeypatch
+) -> None:
+    """An unwritable file (a read-only or immutable one, a full disk) is named as the
+    output's own path, not the temporary name it is staged under; a regen stopped by one
+    after renaming others says the output is partly updated, and a rerun completes it."""
+    import vlagen.outdir as outdir
+
+    spec, out = spec_file(), tmp_path / "out"
+    real_open, real_replace = os.open, os.replace
+    denied = PermissionError(1, "Operation not permitted")
+
+    def open_denied(name, flags, *args, **kwargs):
+        if name == ".README.md.vlagen-tmp":
+            raise denied
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(outdir.os, "open", open_denied)
+    result = runner.invoke(main, ["new", str(spec), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"vlagen: cannot write {out / 'README.md'}: Operation not permitted; once it can be, "
+        "run the same command again\n"
+    )
+    monkeypatch.undo()
+    assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0
+    changed = spec_file(MINIMAL_SPEC.replace("task: drive", "task: drive safely"))
+    renamed: list[str] = []
+
+    def replace_denied(src, dst, **kwargs):
+        if "dst_dir_fd" in kwargs:  # the output's renames; os is the one module
+            if dst == "spec.json":
+                raise denied
+            renamed.append(dst)
+        return real_replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(outdir.os, "replace", replace_denied)
+    result = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    spec_json = next(out.glob("src/*/spec.json"))
+    assert result.output.startswith(f"vlagen: cannot write {spec_json}: ")
+    assert f"; {len(renamed)} file" in result.output and "partly updated" in result.output
+    assert renamed and not list(out.rglob("*.vlagen-tmp"))
+    monkeypatch.undo()
+    assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
+    assert "drive safely" in (out / "README.md").read_text()
+
 def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, tmp_path) -> None:
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0

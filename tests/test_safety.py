@@ -373,6 +373,56 @@ def test_a_name_whose_import_package_cannot_be_imported_says_why(name: str, hint
 
 
 @pytest.mark.parametrize(
+    ("key", "name", "what"),
+    [
+        ("name", "numpy", "a module the generated package imports"),
+        ("name", "typing-extensions", "a module the generated package imports"),
+        ("name", "json", "a standard-library module"),
+        ("package", "torch", "a module the generated package imports"),
+        ("package", "os", "a standard-library module"),
+    ],
+)
+def test_an_import_package_that_would_shadow_a_module_is_refused(
+    key: str, name: str, what: str
+) -> None:
+    """`name: numpy` generated `numpy/` under `src/`, which the package's tests (and any
+    script run from its folder) import in place of numpy."""
+    data = example()
+    data["project"].pop("package", None)
+    data["project"][key] = name
+    error, text = spec_error(data)
+    issue = issue_at(error, ("project", key))
+    assert what in issue.message and "set project.package" in issue.message
+    assert issue.line == line_of(text, "project", key)
+
+
+def test_every_module_a_golden_imports_is_one_a_package_name_may_not_shadow() -> None:
+    """:data:`vlagen.checks.IMPORTED` holds every top-level module the goldens import
+    (beyond the standard library, the package itself and its tests' own helpers)."""
+    from conftest import GOLDENS
+    from vlagen.checks import IMPORTED
+
+    imported: dict[str, str] = {}
+    for golden in sorted(p for p in GOLDENS.iterdir() if p.is_dir()):
+        own = {p.stem for p in (golden / "tests").glob("*.py")}
+        own |= {p.name for p in (golden / "src").iterdir() if p.is_dir()}
+        for path in sorted(golden.rglob("*.py")):
+            if ".vlagen" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                for top in (n.partition(".")[0] for n in names):
+                    if top not in own and top not in sys.stdlib_module_names:
+                        imported.setdefault(top, str(path.relative_to(GOLDENS)))
+    missing = {m: where for m, where in imported.items() if m not in IMPORTED}
+    assert not missing, f"add to vlagen.checks.IMPORTED: {missing}"
+
+
+@pytest.mark.parametrize(
     "name",
     ["my pkg", "a/b", "../evil", "..", ".", "a\\b", "/abs", "-a", "a-", "_x", "", "naïve", "a b"],
 )

@@ -174,7 +174,7 @@ def test_failed_write_leaves_old_output_untouched(tmp_path, monkeypatch) -> None
 
     monkeypatch.setattr(outdir, "write_all", flaky)
     new = FileTree({"a.py": File(b"new a\n"), "b.py": File(b"new b\n"), "c/d.py": File(b"d\n")})
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match=r"^cannot write .*: No space left on device; "):
         _sync(new, tmp_path)
     after = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert after == before, "no file replaced, no temp file left behind"

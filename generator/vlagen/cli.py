@@ -225,6 +225,8 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
         click.echo(f"vlagen: {ask}", err=True)
     if asks:
         raise SystemExit(1)
+    if fresh and not dry_run:
+        click.echo(f"next: read {out_dir / 'README.md'}: how to install, test and launch it")
 
 
 @main.command()

@@ -57,7 +57,7 @@ class OutDir:
         self.root = root
         self.writing = writing
         self._fds: dict[tuple[str, ...], int] = {}
-        self._staged: list[tuple[int, str]] = []
+        self._staged: list[tuple[int, str, str]] = []  # (directory, name, path)
 
     def __enter__(self) -> OutDir:
         return self
@@ -150,10 +150,14 @@ class OutDir:
         except FileExistsError:
             self.check_writable(path)  # names the symlink, or what else is in the way
             raise
-        self._staged.append((parent, name))
+        except OSError as exc:
+            raise self._cannot_write(path, exc, written=0) from None
+        self._staged.append((parent, name, path))
         try:
             os.fchmod(fd, 0o755 if executable else 0o644)
             write_all(fd, content)
+        except OSError as exc:
+            raise self._cannot_write(path, exc, written=0) from None
         finally:
             os.close(fd)
 
@@ -203,15 +207,19 @@ class OutDir:
     def discard(self) -> None:
         """Remove every temporary file :meth:`stage` made and :meth:`commit` did not rename."""
         while self._staged:
-            parent, name = self._staged.pop()
+            parent, name, _ = self._staged.pop()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp_name(name), dir_fd=parent)
 
     def commit(self) -> None:
         """Rename every staged file into place, in the order staged. ``rename`` replaces a link
         that appeared at a destination since the check; it never writes through one."""
-        for parent, name in self._staged:
-            os.replace(temp_name(name), name, src_dir_fd=parent, dst_dir_fd=parent)
+        for done, (parent, name, path) in enumerate(self._staged):
+            try:
+                os.replace(temp_name(name), name, src_dir_fd=parent, dst_dir_fd=parent)
+            except OSError as exc:
+                del self._staged[:done]  # in place: not discarded
+                raise self._cannot_write(path, exc, written=done) from None
         self._staged.clear()
 
     def delete(self, path: str) -> None:
@@ -286,6 +294,18 @@ class OutDir:
             raise
 
     # --- refusals --------------------------------------------------------------------------
+
+    def _cannot_write(self, path: str, exc: OSError, *, written: int) -> OutputError:
+        """``path`` could not be written (``exc``), after ``written`` files of this batch
+        were renamed into place: what happened, and what to do."""
+        why = f"cannot write {self._show(path)}: {exc.strerror or exc}"
+        if not written:
+            return OutputError(f"{why}; once it can be, run the same command again")
+        return OutputError(
+            f"{why}; {written} file{'s' * (written != 1)} before it were written, so the "
+            "output is partly updated: once the file can be written, run the same command "
+            "again to finish it"
+        )
 
     def _show(self, path: str) -> Path:
         return self.root / path

@@ -49,8 +49,11 @@ def test_smoke_reports_rate_return_and_success(capsys: pytest.CaptureFixture) ->
         pytest.importorskip(SIMULATOR)
     code = smoke.main(["--episodes", "2", "--num-envs", "2", "--backend", BACKEND])
     assert code == 0
-    line = capsys.readouterr().out
+    said = capsys.readouterr()
+    line = said.out
     assert "steps/s" in line and "mean return" in line and "success rate" in line
+    # stderr is not a terminal here: no progress bars of transformers' weight loading either
+    assert "Loading weights" not in said.err and "%|" not in said.err, said.err
 
 
 @pytest.mark.parametrize(("episodes", "num_envs"), [(3, 2), (1, 4)])

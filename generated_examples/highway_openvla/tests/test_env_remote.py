@@ -196,6 +196,25 @@ def test_a_remote_env_steps_as_a_local_one(
         far.close()
 
 
+def test_the_servers_default_limits_admit_the_specs_own_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a host with fewer cores than the spec's ``env.workers``, the README's ``env.serve``
+    with no options still serves smoke and the trainers, which ask for that many workers."""
+    import importlib
+
+    from highway_openvla.env import serve
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    try:
+        importlib.reload(serve)
+        assert serve.MAX_WORKERS == max(1, SPEC.env.workers)
+        assert serve.MAX_TOTAL_WORKERS >= SPEC.env.workers
+    finally:
+        monkeypatch.undo()
+        importlib.reload(serve)
+
+
 @pytest.mark.process_control
 def test_the_variable_points_every_env_at_the_server_and_smoke_runs_over_it(
     server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -142,6 +142,34 @@ def test_a_backend_that_cannot_be_loaded_exits_2(capsys) -> None:
     assert "no_such_module_here" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("backend", "said"),
+    [
+        ("os:path", "is a module, not a class"),
+        ("json:dumps", "is a function, not a class"),
+        (":", "is not module:Class"),
+        ("json:", "is not module:Class"),
+    ],
+)
+def test_a_backend_path_that_names_no_class_exits_2_in_one_line(
+    capsys, backend: str, said: str
+) -> None:
+    assert check.main(["--backend", backend]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("python -m highway_portable.env.check: error: ") and said in err
+    )
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("steps", ["0", "-5"])
+def test_fewer_than_one_step_is_a_usage_error(capsys, steps: str) -> None:
+    with pytest.raises(SystemExit) as done:
+        check.main(["--backend", "synthetic", "--steps", steps])
+    assert done.value.code == 2
+    assert f"argument --steps: at least 1, got {steps}" in capsys.readouterr().err
+
+
 def test_float_images_fail_with_the_dtype_found() -> None:
     found = failures(FloatImages, "reset", "step")
     assert f"{CAMERA.name!r} must be uint8" in found["reset"]

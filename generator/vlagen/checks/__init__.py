@@ -12,6 +12,7 @@ declaration's ``checks``); this one runs them all in order.
 from __future__ import annotations
 
 import keyword
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from ..batch import neutral_issues
@@ -46,10 +47,73 @@ def check_spec(spec: Spec, *, probe: bool = True) -> list[Issue]:
     return issues
 
 
+#: The top-level modules a generated package imports, or the frameworks and simulators it
+#: runs import, beyond the standard library: a package of one of these names would be
+#: imported in their place (its ``src`` comes first on the path). ``tests/test_safety.py``
+#: holds it to every import in the goldens.
+IMPORTED = frozenset(
+    {
+        "PIL",
+        "accelerate",
+        "areal",
+        "datasets",
+        "flash_attn",
+        "gym",
+        "gym_pusht",
+        "gymnasium",
+        "highway_env",
+        "huggingface_hub",
+        "hydra",
+        "imageio",
+        "libero",
+        "metadrive",
+        "mujoco",
+        "navsim",
+        "numpy",
+        "omegaconf",
+        "pandas",
+        "peft",
+        "pyarrow",
+        "pygame",
+        "pytest",
+        "ray",
+        "rlinf",
+        "robosuite",
+        "safetensors",
+        "sglang",
+        "siirl",
+        "tensordict",
+        "tokenizers",
+        "torch",
+        "torchdata",
+        "transformers",
+        "typing_extensions",
+        "verl",
+        "vllm",
+        "yaml",
+        "zmq",
+    }
+)
+
+
 def _check_project(spec: Spec) -> Iterator[Issue]:
-    if spec.project.package is not None:
-        return  # validated as a field
     name = spec.project.import_name
+    given = spec.project.package is not None
+    key = ("project", "package" if given else "name")
+    if name in IMPORTED or name in sys.stdlib_module_names:
+        what = (
+            "a standard-library module"
+            if name in sys.stdlib_module_names
+            else ("a module the generated package imports")
+        )
+        source = "" if given else "derived from the name, "
+        yield Issue(
+            key,
+            f"the import package {source}{name!r}, is {what}: the package would be imported "
+            f"in its place; set project.package to another name (e.g. '{name}_vla')",
+        )
+    if given:
+        return  # otherwise validated as a field
     if keyword.iskeyword(name):
         yield Issue(
             ("project", "name"),

@@ -30,7 +30,7 @@ import numpy as np
 
 from .env import BackendError, SimulatorMissingError, VecEnv, make_env
 from .env.backends import BACKENDS
-from .progress import QUIET, Progress, rate
+from .progress import QUIET, Progress, library_bars_on_a_terminal_only, rate
 from .spec import SPEC
 
 if TYPE_CHECKING:
@@ -114,6 +114,7 @@ def _episodes(count: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    library_bars_on_a_terminal_only()
     try:
         return _smoke(parser, args, argv)
     except KeyboardInterrupt:

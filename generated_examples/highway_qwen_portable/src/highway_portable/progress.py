@@ -44,6 +44,17 @@ def rate(count: int, seconds: float, unit: str) -> str:
     return f"{count} {unit} in {seconds:.1f} s, {per} {unit}/s"
 
 
+def library_bars_on_a_terminal_only() -> None:
+    """transformers' own progress bars (loading or writing a checkpoint's weights) follow
+    the same rule: off where stderr is not a terminal. transformers is imported here only
+    when they are turned off (the env server's venv has none)."""
+    if _terminal():
+        return
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+
+
 def _terminal() -> bool:
     try:
         return sys.stderr is not None and sys.stderr.isatty()

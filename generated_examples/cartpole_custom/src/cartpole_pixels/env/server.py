@@ -286,7 +286,7 @@ class Server:
             self._answer(
                 route,
                 sequence,
-                f"{workers} worker processes more is over this server's limits: --max-workers {self.max_workers} for one client (this one has {mine}), --max-total-workers {self.max_total_workers} for all ({every} running); ask for fewer, or workers=0",
+                f"{workers} more worker processes would pass this server's limits: --max-workers {self.max_workers} per client (this one has {mine}), --max-total-workers {self.max_total_workers} for all clients ({every} running); start the server with higher limits, or ask for fewer workers (workers=0: the envs in the server's process)",
             )
             return
         session = Session(

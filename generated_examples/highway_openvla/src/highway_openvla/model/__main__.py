@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..progress import library_bars_on_a_terminal_only
 from . import build_tiny
 
 
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     tiny.add_argument("directory", help="folder to write (created if missing)")
     tiny.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     args = parser.parse_args(argv)
+    library_bars_on_a_terminal_only()
     try:
         Path(args.directory).mkdir(
             parents=True, exist_ok=True

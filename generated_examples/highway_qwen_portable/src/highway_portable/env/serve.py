@@ -54,13 +54,16 @@ from typing import Any
 
 import numpy as np
 
+from ..spec import SPEC
 from . import backends, observations, tokens
 from .remote import HEARTBEAT_S, TOKEN_VAR, endpoint, import_zmq, read_token
 from .server import Server
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 MAX_ENVS = 1024  #: default ``--max-envs``
-MAX_WORKERS = os.cpu_count() or 1  #: default ``--max-workers``
+#: default ``--max-workers``: this host's cores, or the spec's ``env.workers`` where more, so
+#: that the package's own clients (smoke, the trainers) are served as configured
+MAX_WORKERS = max(os.cpu_count() or 1, SPEC.env.workers)
 MAX_TOTAL_WORKERS = (
     2 * MAX_WORKERS
 )  #: default ``--max-total-workers``: past it, workers only share cores
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-workers",
         type=int,
         default=MAX_WORKERS,
-        help=f"env worker processes of one client (default {MAX_WORKERS}: this host's cores)",
+        help=f"env worker processes of one client (default {MAX_WORKERS}: this host's cores, or the spec's env.workers where more)",
     )
     parser.add_argument(
         "--max-total-workers",

@@ -89,6 +89,11 @@ def load_class(path: str, install: str = "") -> Any:
     import importlib
 
     module_name, _, name = path.partition(":")
+    if not module_name or not name.isidentifier():
+        raise ValueError(
+            f"{path!r} is not module:Class (a module Python imports and a class in it, "
+            "e.g. my_sim.envs:MySim)"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -107,8 +112,14 @@ def load_class(path: str, install: str = "") -> Any:
             f"{missing or 'a module'} ({exc}){fix}"
         ) from exc
     try:
-        return getattr(module, name)
+        cls = getattr(module, name)
     except AttributeError:
         raise SimulatorMissingError(
             f"env.backend_class {path!r}: module {module_name!r} has no {name!r}"
         ) from None
+    if not isinstance(cls, type):
+        raise SimulatorMissingError(
+            f"env.backend_class {path!r}: {name!r} in {module_name!r} is a "
+            f"{type(cls).__name__}, not a class (module:Class names the backend's class)"
+        )
+    return cls

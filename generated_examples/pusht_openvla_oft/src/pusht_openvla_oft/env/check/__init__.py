@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of resets and controls"
     )
     args = parser.parse_args(argv)
+    if args.steps is not None and args.steps < 1:
+        parser.error(f"argument --steps: at least 1, got {args.steps}")
     try:
         report = run(
             args.backend,
