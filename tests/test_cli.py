@@ -84,7 +84,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
     assert edited.read_text() == mine
     before = runner.invoke(main, ["check", str(changed), "-o", str(out)])
     assert before.exit_code == 1, "regen would stop there"
-    assert "both changed (regen marks them in the file)" in before.stdout
+    assert "both changed, marked in the file" in before.stdout
     assert (
         f"vlagen: 1 file holds an edit that conflicts with the new output: `vlagen regen "
         f"{changed} -o {out}` marks the regions in the file; resolve them, then run it again"
@@ -93,7 +93,7 @@ def test_a_conflict_is_marked_reported_and_resolved(runner, spec_file, tmp_path)
 
     regen = runner.invoke(main, ["regen", str(changed), "-o", str(out)])
     assert regen.exit_code == 1
-    assert "1 region you and vlagen both changed (regen marks them in the file)" in regen.output
+    assert "1 region you and vlagen both changed, marked in the file" in regen.output
     assert "1 file needs you: resolve the regions between `<<<<<<< yours`" in regen.output
     text = edited.read_text()
     assert (

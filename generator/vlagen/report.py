@@ -140,7 +140,7 @@ def needs_you(changes: Sequence[Change], *, then: str, would: bool = False) -> l
         )
     if orphans:
         out.append(
-            f"{_files(orphans)} vlagen no longer {'generates' if orphans == 1 else 'generate'} "
+            f"{_files(orphans)} vlagen no longer generates "
             f"{_verb(orphans, 'holds', 'hold')} your edits: carry them over or move them as "
             f"each line says, and delete {_verb(orphans, 'it', 'them')}; then {then}"
         )

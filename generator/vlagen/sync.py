@@ -184,7 +184,7 @@ class _Comparison:
                 path,
                 raw,
                 file,
-                f"{regions} you and vlagen both changed (regen marks them in the file)",
+                f"{regions} you and vlagen both changed, marked in the file",
                 write=merged.content,
             )
         if merged.content == file.content:
