@@ -33,7 +33,6 @@ def test_the_spec_takes_an_env_servers_address(address: str) -> None:
     [
         "http://sim:5555",
         "tcp://sim",
-        "tcp://sim:99999",
         "unix://relative.sock",
         "unix://@",
         "sim:5555",
@@ -50,6 +49,15 @@ def test_another_address_is_refused_where_it_is_written(address: str) -> None:
     )
     assert issue.line == 1 + text.splitlines().index("env:") + 1
 
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "99999"])
+def test_a_port_out_of_range_is_named_as_the_port(port: str) -> None:
+    with pytest.raises(SpecError) as raised:
+        load_spec_text(_with_remote(f"tcp://sim:{port}"), "s.yaml")
+    (issue,) = raised.value.issues
+    assert issue.dotted == "env.remote"
+    assert f"the port of 'tcp://sim:{port}' is 1 to 65535 (a client's), got {port}" in issue.message
 
 def test_every_package_gets_the_server_its_client_the_wire_and_their_tests() -> None:
     tree = generate(load_spec_text(MINIMAL_SPEC, "s.yaml").spec).tree

@@ -215,6 +215,36 @@ def test_the_servers_default_limits_admit_the_specs_own_workers(
         importlib.reload(serve)
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--max-envs", "0"], "argument --max-envs: at least 1, got 0"),
+        (["--max-workers", "-2"], "argument --max-workers: at least 0, got -2"),
+        (
+            ["--max-total-workers", "-1"],
+            "argument --max-total-workers: at least 0, got -1",
+        ),
+        (
+            ["--session-timeout", "0"],
+            "argument --session-timeout: at least {two} s (two client heartbeats), got 0",
+        ),
+        (["--token-file", "{tmp}"], "cannot read the token file {tmp}: Is a directory"),
+    ],
+)
+def test_each_bad_server_option_is_named_alone(
+    args: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from highway_qwen.env import serve
+
+    with pytest.raises(SystemExit) as done:
+        serve.main([a.format(tmp=tmp_path) for a in args])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(
+        f"error: {said.format(tmp=tmp_path, two=f'{2 * remote.HEARTBEAT_S:g}')}"
+    ), err
+
+
 @pytest.mark.process_control
 def test_the_variable_points_every_env_at_the_server_and_smoke_runs_over_it(
     server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -336,9 +366,18 @@ def test_an_unreachable_server_is_named_within_a_few_heartbeats(
         (
             "REMOTE_VAR",
             "127.0.0.1:5555",
-            "unix:///PATH or tcp://HOST:PORT, got '127.0.0.1:5555'",
+            "unix:///PATH, unix://@NAME or tcp://HOST:PORT, got '127.0.0.1:5555'",
         ),
-        ("REMOTE_VAR", "bogus://x", "unix:///PATH or tcp://HOST:PORT, got 'bogus://x'"),
+        (
+            "REMOTE_VAR",
+            "bogus://x",
+            "unix:///PATH, unix://@NAME or tcp://HOST:PORT, got 'bogus://x'",
+        ),
+        (
+            "REMOTE_VAR",
+            "tcp://127.0.0.1:99999",
+            "'tcp://127.0.0.1:99999': the port is 0 to 65535, got 99999",
+        ),
         ("REMOTE_VAR", "unix://{tmp}/nobody.sock", "{tmp}/nobody.sock does not exist"),
         ("TOKEN_FILE", "{tmp}/missing-token", "cannot read the env server's token"),
     ],

@@ -156,8 +156,10 @@ def _remote_address(value: str) -> str:
     if value.startswith(("unix:///", "unix://@")) and len(value) > len("unix:///"):
         return value
     host, sep, port = value.removeprefix("tcp://").rpartition(":")
-    if value.startswith("tcp://") and sep and host and port.isdigit() and 0 < int(port) < 65536:
-        return value
+    if value.startswith("tcp://") and sep and host and port.isdigit():
+        if 0 < int(port) < 65536:
+            return value
+        raise ValueError(f"the port of {value!r} is 1 to 65535 (a client's), got {port}")
     raise ValueError(
         f"an env server address is unix:///PATH, unix://@NAME or tcp://HOST:PORT, got {value!r}"
     )

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bind",
         default=DEFAULT_BIND,
-        help=f"unix:///PATH or tcp://HOST:PORT (default {DEFAULT_BIND}; port 0: any free one)",
+        help=f"unix:///PATH, unix://@NAME or tcp://HOST:PORT (default {DEFAULT_BIND}; port 0: any free one)",
     )
     parser.add_argument(
         "--token-file",
@@ -144,13 +144,16 @@ def main(argv: list[str] | None = None) -> int:
         endpoint(args.bind)
     except ValueError as exc:
         parser.error(str(exc))
-    if (
-        args.max_envs < 1
-        or min(args.max_workers, args.max_total_workers) < 0
-        or args.session_timeout < 2 * HEARTBEAT_S
+    for flag, value, least in (
+        ("--max-envs", args.max_envs, 1),
+        ("--max-workers", args.max_workers, 0),
+        ("--max-total-workers", args.max_total_workers, 0),
     ):
+        if value < least:
+            parser.error(f"argument {flag}: at least {least}, got {value}")
+    if args.session_timeout < 2 * HEARTBEAT_S:
         parser.error(
-            f"--max-envs must be positive, --max-workers and --max-total-workers at least 0 and --session-timeout at least {2 * HEARTBEAT_S:g} s (two client heartbeats)"
+            f"argument --session-timeout: at least {2 * HEARTBEAT_S:g} s (two client heartbeats), got {args.session_timeout:g}"
         )
     token, source, new_file = _token(parser, args)
     with contextlib.redirect_stdout(sys.stderr):  # what a simulator prints on import
@@ -224,7 +227,9 @@ def _token(
     try:
         token = read_token(args.token_file)
     except OSError as exc:
-        parser.error(f"cannot read the token file: {exc}")
+        parser.error(
+            f"cannot read the token file {exc.filename or path}: {exc.strerror or exc}"
+        )
     if token is None and path:
         parser.error(
             f"the token file {path} is empty: a token of 16 to 255 bytes, please (--token-file with a path that does not exist creates one)"

@@ -79,10 +79,12 @@ def endpoint(address: str) -> str:
         return "ipc://" + address[len("unix://") :]
     if address.startswith("tcp://"):
         host, sep, port = address[len("tcp://") :].rpartition(":")
-        if sep and host and port.isdigit() and int(port) < 65536:
-            return address
+        if sep and host and port.isdigit():
+            if int(port) < 65536:
+                return address
+            raise ValueError(f"{address!r}: the port is 0 to 65535, got {port}")
     raise ValueError(
-        f"an env server address is unix:///PATH or tcp://HOST:PORT, got {address!r}"
+        f"an env server address is unix:///PATH, unix://@NAME or tcp://HOST:PORT, got {address!r}"
     )
 
 
