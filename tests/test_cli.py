@@ -704,6 +704,24 @@ def test_a_file_that_cannot_be_written_is_named_and_a_rerun_finishes(
     assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
     assert "drive safely" in (out / "README.md").read_text()
 
+
+def test_a_spec_error_says_nothing_was_written_only_where_the_command_writes(
+    runner, spec_file, tmp_path
+) -> None:
+    """validate and targets fit never write: their summary of a spec's problems says only
+    how many there are."""
+    bad = spec_file(MINIMAL_SPEC.replace("vlagen: 1", "vlagen: 1\nbogus: 1"))
+    for args, writes in (
+        (["validate", str(bad)], False),
+        (["targets", "fit", str(bad)], False),
+        (["new", str(bad), "-o", str(tmp_path / "out")], True),
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        last = result.output.splitlines()[-1]
+        assert last == f"vlagen: 1 problem in {bad}" + ("; nothing was written." if writes else "."), args
+    assert not (tmp_path / "out").exists()
+
 def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, tmp_path) -> None:
     spec, out = spec_file(), tmp_path / "out"
     assert runner.invoke(main, ["new", str(spec), "-o", str(out)]).exit_code == 0

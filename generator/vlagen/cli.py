@@ -24,6 +24,9 @@ import click
 from ._version import __version__
 from .errors import SpecError, UserError
 
+#: The commands that write files: a spec error says that nothing was.
+WRITERS = frozenset({"new", "regen", "init"})
+
 
 class _Group(click.Group):
     """Prints vlagen's user errors without a traceback and exits with their code; ends
@@ -46,9 +49,10 @@ class _Group(click.Group):
         except SpecError as exc:
             click.echo(exc.format(), err=True)
             count = len(exc.issues)
+            # said only by the commands that write
+            written = "; nothing was written" if ctx.invoked_subcommand in WRITERS else ""
             click.echo(
-                f"vlagen: {count} problem{'s' * (count != 1)} in {exc.path}; nothing was written.",
-                err=True,
+                f"vlagen: {count} problem{'s' * (count != 1)} in {exc.path}{written}.", err=True
             )
             ctx.exit(exc.exit_code)
         except UserError as exc:
