@@ -27,6 +27,15 @@ def test_yaml_syntax_error_names_line_and_column() -> None:
     assert "YAML syntax" in line
 
 
+
+def test_a_tab_in_the_indentation_is_called_a_tab() -> None:
+    text = MINIMAL_SPEC.replace("  name: tiny-vla\n", "\tname: tiny-vla\n")
+    (line,) = spec_errors(text)
+    assert line == (
+        "spec.yaml:3:1: <root>: YAML syntax: a tab, which YAML does not allow in indentation: "
+        "indent with spaces"
+    )
+
 def test_type_error() -> None:
     (line,) = spec_errors(MINIMAL_SPEC.replace("state_dim: 0", "state_dim: many"))
     assert line == (

@@ -118,6 +118,8 @@ def _yaml_errors(text: str, path: str) -> Iterator[None]:
         mark = exc.problem_mark or exc.context_mark
         where = Mark.of(mark) if mark else Mark(1, 1)
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        if mark is not None and text[mark.index : mark.index + 1] == "\t":
+            problem = "a tab, which YAML does not allow in indentation: indent with spaces"
         issue = Issue((), f"YAML syntax: {problem}", where.line, where.column)
         raise SpecError(path, [issue]) from None
     except yaml.reader.ReaderError as exc:  # a character YAML forbids; it carries no mark
