@@ -655,7 +655,6 @@ def test_regen_refuses_a_symlink_at_its_temp_name(runner, spec_file, tmp_path) -
     assert _entries(out) == before, "nothing written"
 
 
-
 def test_a_file_that_cannot_be_written_is_named_and_a_rerun_finishes(
     runner, spec_file, tmp_path, monkeypatch
 ) -> None:
@@ -719,8 +718,11 @@ def test_a_spec_error_says_nothing_was_written_only_where_the_command_writes(
         result = runner.invoke(main, args)
         assert result.exit_code == 2, (args, result.output)
         last = result.output.splitlines()[-1]
-        assert last == f"vlagen: 1 problem in {bad}" + ("; nothing was written." if writes else "."), args
+        assert last == f"vlagen: 1 problem in {bad}" + (
+            "; nothing was written." if writes else "."
+        ), args
     assert not (tmp_path / "out").exists()
+
 
 def test_read_only_commands_cannot_compare_through_a_symlink(runner, spec_file, tmp_path) -> None:
     spec, out = spec_file(), tmp_path / "out"

@@ -50,7 +50,6 @@ def test_another_address_is_refused_where_it_is_written(address: str) -> None:
     assert issue.line == 1 + text.splitlines().index("env:") + 1
 
 
-
 @pytest.mark.parametrize("port", ["0", "65536", "99999"])
 def test_a_port_out_of_range_is_named_as_the_port(port: str) -> None:
     with pytest.raises(SpecError) as raised:
@@ -58,6 +57,7 @@ def test_a_port_out_of_range_is_named_as_the_port(port: str) -> None:
     (issue,) = raised.value.issues
     assert issue.dotted == "env.remote"
     assert f"the port of 'tcp://sim:{port}' is 1 to 65535 (a client's), got {port}" in issue.message
+
 
 def test_every_package_gets_the_server_its_client_the_wire_and_their_tests() -> None:
     tree = generate(load_spec_text(MINIMAL_SPEC, "s.yaml").spec).tree

@@ -27,7 +27,6 @@ def test_yaml_syntax_error_names_line_and_column() -> None:
     assert "YAML syntax" in line
 
 
-
 def test_a_tab_in_the_indentation_is_called_a_tab() -> None:
     text = MINIMAL_SPEC.replace("  name: tiny-vla\n", "\tname: tiny-vla\n")
     (line,) = spec_errors(text)
@@ -35,6 +34,15 @@ def test_a_tab_in_the_indentation_is_called_a_tab() -> None:
         "spec.yaml:3:1: <root>: YAML syntax: a tab, which YAML does not allow in indentation: "
         "indent with spaces"
     )
+
+
+@pytest.mark.parametrize(("value", "kind"), [("[2]", "a list"), ("{a: 1}", "a mapping")])
+def test_a_list_or_mapping_where_a_number_belongs_is_named_by_its_kind(
+    value: str, kind: str
+) -> None:
+    (line,) = spec_errors(MINIMAL_SPEC.replace("state_dim: 0", f"state_dim: {value}"))
+    assert line == f"spec.yaml:13:14: env.state_dim: Input should be a valid integer, got {kind}"
+
 
 def test_type_error() -> None:
     (line,) = spec_errors(MINIMAL_SPEC.replace("state_dim: 0", "state_dim: many"))

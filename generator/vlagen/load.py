@@ -185,8 +185,11 @@ def _from_pydantic(err: Any, data: Any, source: SourceMap) -> Issue:
         message = f"{message}, got {short_repr(value)}{did_you_mean(str(value)[:100], choices)}"
     elif kind == "int_from_float":  # pydantic's message names no value: name it once
         message = f"Input should be a valid integer, got {short_repr(value)}, which has a fraction"
-    elif kind not in _OWN_MESSAGES and not isinstance(value, dict | list):
-        message = f"{message}, got {short_repr(value)}"
+    elif kind not in _OWN_MESSAGES:
+        if isinstance(value, dict | list):  # its text could run for pages: its kind
+            message = f"{message}, got {'a list' if isinstance(value, list) else 'a mapping'}"
+        else:
+            message = f"{message}, got {short_repr(value)}"
     mark = source.locate(loc)
     return Issue(loc, message, mark.line, mark.column)
 
