@@ -151,13 +151,13 @@ class OutDir:
             self.check_writable(path)  # names the symlink, or what else is in the way
             raise
         except OSError as exc:
-            raise self._cannot_write(path, exc, written=0) from None
+            raise self._cannot_write(path, exc) from None
         self._staged.append((parent, name, path))
         try:
             os.fchmod(fd, 0o755 if executable else 0o644)
             write_all(fd, content)
         except OSError as exc:
-            raise self._cannot_write(path, exc, written=0) from None
+            raise self._cannot_write(path, exc) from None
         finally:
             os.close(fd)
 
@@ -295,7 +295,7 @@ class OutDir:
 
     # --- refusals --------------------------------------------------------------------------
 
-    def _cannot_write(self, path: str, exc: OSError, *, written: int) -> OutputError:
+    def _cannot_write(self, path: str, exc: OSError, *, written: int = 0) -> OutputError:
         """``path`` could not be written (``exc``), after ``written`` files of this batch
         were renamed into place: what happened, and what to do."""
         why = f"cannot write {self._show(path)}: {exc.strerror or exc}"

@@ -101,11 +101,8 @@ def _check_project(spec: Spec) -> Iterator[Issue]:
     given = spec.project.package is not None
     key = ("project", "package" if given else "name")
     if name in IMPORTED or name in sys.stdlib_module_names:
-        what = (
-            "a standard-library module"
-            if name in sys.stdlib_module_names
-            else ("a module the generated package imports")
-        )
+        stdlib = name in sys.stdlib_module_names
+        what = "a standard-library module" if stdlib else "a module the generated package imports"
         source = "" if given else "derived from the name, "
         yield Issue(
             key,

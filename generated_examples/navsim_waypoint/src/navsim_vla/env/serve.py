@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-total-workers",
         type=int,
         default=MAX_TOTAL_WORKERS,
-        help=f"env worker processes of all clients together (default {MAX_TOTAL_WORKERS}: twice the cores)",
+        help=f"env worker processes of all clients together (default {MAX_TOTAL_WORKERS}: twice --max-workers' default)",
     )
     parser.add_argument(
         "--session-timeout",
