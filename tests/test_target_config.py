@@ -163,16 +163,17 @@ def test_the_learning_rate_and_seed_are_refused_on_every_framework() -> None:
             {
                 0: {"actor.optimizer.lr": 1.0e-4},
                 1: {"actor.optim.lr": 1.0e-4, "actor.seed": 3},
-                2: {"actor_rollout_ref.actor.optim.lr": 1.0e-4},
+                2: {"actor_rollout_ref.actor.optim.lr": 1.0e-4, "trainer.seed": 3},
                 3: {"actor_rollout_ref.actor.optim.lr": 1.0e-4},
             }
         )
     )
-    assert len(errors) == 5
+    assert len(errors) == 6
     assert (
         sum("from the spec: training.learning_rate; change that instead" in e for e in errors) == 4
     )
     assert sum("derives actor.seed (" in e and "training.seed;" in e for e in errors) == 1
+    assert sum("derives trainer.seed (" in e and "training.seed;" in e for e in errors) == 1
 
 
 def test_a_float_yaml_reads_as_text_says_so_and_how_to_write_it() -> None:

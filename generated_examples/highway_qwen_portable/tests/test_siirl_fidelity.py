@@ -92,6 +92,7 @@ READ_ELSEWHERE: dict[str, str] = {
     "trainer.project_name": "dag_worker/dagworker.py",
     "trainer.resume_mode": "dag_worker/checkpoint_manager.py",
     "trainer.save_freq": "dag_worker/dagworker.py",
+    "trainer.seed": "data_coordinator/dataloader/data_loader_node.py",
     "trainer.total_epochs": "dag_worker/dagworker.py",
     "trainer.val_before_train": "dag_worker/dagworker.py",
 }

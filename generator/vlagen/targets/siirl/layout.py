@@ -53,6 +53,7 @@ READ_ELSEWHERE = {
     "trainer.total_epochs": _DAG,
     "trainer.nnodes": _DAG,
     "trainer.n_gpus_per_node": _DAG,
+    "trainer.seed": _LOADER,  # the manifest's shuffle (data.shuffle, on by default)
     "trainer.resume_mode": _CKPT,
     "trainer.default_local_dir": _CKPT,
 }

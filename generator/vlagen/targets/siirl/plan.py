@@ -212,8 +212,11 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
 def derived_settings(spec: Spec) -> tuple[Derived, ...]:
     """siiRL's keys beyond the batch that follow from the training block (with
     :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
-    rate = spec.training.learning_rate
-    return (Derived("actor_rollout_ref.actor.optim.lr", rate, "training.learning_rate"),)
+    t = spec.training
+    return (
+        Derived("actor_rollout_ref.actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived("trainer.seed", t.seed, "training.seed"),
+    )
 
 
 def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
@@ -297,6 +300,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("trainer.val_before_train", False),
         ("trainer.resume_mode", "auto"),
         ("trainer.save_freq", SAVE_FREQ),
+        ("trainer.seed", training.seed),
     ]
     if oft:  # only OFT's vision backbone reads it (openvla: one camera, the default)
         cameras = len(model.cameras or ())

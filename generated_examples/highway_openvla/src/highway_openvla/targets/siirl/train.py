@@ -73,6 +73,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("trainer.val_before_train", False),
     ("trainer.resume_mode", "auto"),
     ("trainer.save_freq", 5),
+    ("trainer.seed", 7),
 )
 #: Overrides filled in at launch: paths and the cluster's size.
 RUNTIME_KEYS = (
