@@ -66,6 +66,16 @@ def test_misspelt_key_is_unknown_and_the_real_one_missing() -> None:
     ]
 
 
+def test_a_key_with_a_look_alike_letter_names_the_letter() -> None:
+    """Cyrillic U+0435 prints as 'e': "unknown key 'seed'; did you mean 'seed'?" alone
+    reads as nonsense."""
+    lines = spec_errors(MINIMAL_SPEC.replace("state_dim: 0", "stat\u0435_dim: 0"))
+    assert lines[-1] == (
+        "spec.yaml:13:3: env.stat\u0435_dim: unknown key 'stat\u0435_dim'; did you mean "
+        "'state_dim'? ('stat\u0435_dim' holds U+0435 CYRILLIC SMALL LETTER IE for 'e')"
+    )
+
+
 def test_a_retired_key_says_how_to_write_it_now() -> None:
     text = MINIMAL_SPEC.replace("state_dim: 0", "num_envs: 2").replace(
         "groups: 8\n  mini_batches: 1", "train_batch_size: 8\n  mini_batch_size: 4"

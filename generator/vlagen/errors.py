@@ -8,6 +8,7 @@ with ``VLAGEN_DEBUG=1``).
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -116,4 +117,14 @@ def closest(value: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str |
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` when a choice is close to ``value``, else ``""``."""
     close = closest(value, choices)
-    return f"; did you mean {close!r}?" if close else ""
+    return f"; did you mean {close!r}?{_look_alikes(value, close)}" if close else ""
+
+
+def _look_alikes(value: str, close: str) -> str:
+    """Where ``value`` differs from ``close`` only in characters beyond ASCII (Cyrillic
+    U+0435 for 'e'), which print alike: those characters, by name."""
+    odd = [(c, d) for c, d in zip(value, close, strict=False) if c != d]
+    if len(value) != len(close) or not odd or any(c.isascii() for c, _ in odd):
+        return ""
+    named = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')} for {d!r}" for c, d in odd)
+    return f" ({value!r} holds {named})"
