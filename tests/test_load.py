@@ -214,9 +214,10 @@ def test_a_fifo_is_refused_without_hanging(tmp_path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_a_spec_piped_to_dev_stdin_is_read() -> None:
+@pytest.mark.parametrize("name", ["/dev/stdin", "-"])
+def test_a_spec_piped_to_dev_stdin_is_read(name: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "vlagen", "validate", "/dev/stdin"],
+        [sys.executable, "-m", "vlagen", "validate", name],
         input=MINIMAL_SPEC,
         capture_output=True,
         text=True,

@@ -23,6 +23,7 @@ import click
 
 from ._version import __version__
 from .errors import SpecError, UserError
+from .paths import STREAM
 
 #: The commands that write files: a spec error says that nothing was.
 WRITERS = frozenset({"new", "regen", "init"})
@@ -112,7 +113,14 @@ def _quiet_on_broken_pipe() -> Iterator[None]:
         raise SystemExit(SIGPIPE_STATUS) from None
 
 
-spec_argument = click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+def _dash_is_stdin(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """``-`` names standard input, as it does for most tools: read as /dev/stdin."""
+    return Path(STREAM) if str(value) == "-" else value
+
+
+spec_argument = click.argument(
+    "spec", type=click.Path(dir_okay=False, path_type=Path), callback=_dash_is_stdin
+)
 output_option = click.option(
     "-o",
     "--output",
