@@ -39,6 +39,8 @@ from vlagen.plan import make_plan
 QUICK = ["--episodes", "1", "--num-envs", "2", "--max-episode-steps", "2"]
 #: A Python warning as ``warnings`` prints it (``path:line: SomeWarning: message``).
 WARNING = re.compile(r"^\S+:\d+: \w*Warning: ", re.MULTILINE)
+#: A line saying "error" (a library's own print, as SDL's) from a command that succeeded.
+ERROR = re.compile(r"^\W*error\b", re.MULTILINE | re.IGNORECASE)
 BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  #: ``NAME=value`` before a command
 
@@ -100,6 +102,7 @@ def _run(
     env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
     env["OMP_NUM_THREADS"] = "1"  # tiny models; the suite runs a process per core
     env["HOME"] = str(cwd)  # what a command keeps in the user's home stays in the test's folder
+    env.pop("XDG_RUNTIME_DIR", None)  # as on a GPU node without a login session
     env["PATH"] = _path(python)
     line = " ".join(w if w in (">", ">>") else shlex.quote(w) for w in words)
     done = subprocess.run(
@@ -248,6 +251,7 @@ def _run_all(
             continue
         assert code == 0 and "Traceback" not in out + err, f"{shown} exited {code}:\n{out}{err}"
         assert not WARNING.search(err), f"{shown} printed a warning:\n{err}"
+        assert not ERROR.search(out + err), f"{shown} succeeded, but printed an error:\n{err}"
         if _is_smoke(golden, words):
             assert "steps/s" in out and "mean return" in out, out
         if _module(words) == f"{golden.package}.env.check":  # the real simulator: all pass

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -137,6 +138,13 @@ class GymnasiumBackend:
             require(IMPORT_MODULE, INSTALL)
         self.index = index
         self.gymnasium = gymnasium
+        if KWARGS.get("render_mode") != "human":
+            # An env drawn with pygame (highway-env's viewer) starts a display: SDL's own
+            # pick of a video driver depends on the machine (probing for Wayland without a
+            # login session prints "error: XDG_RUNTIME_DIR is invalid"), and its drivers
+            # draw different pixels (offscreen and dummy do). The one a machine without a
+            # display gets, everywhere; yours wins where you set one.
+            os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
         with _makeable(gymnasium):
             self.env = gymnasium.make(ID, **KWARGS)
         space = self.env.action_space
