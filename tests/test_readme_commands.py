@@ -254,6 +254,9 @@ def _run_all(
         assert not ERROR.search(out + err), f"{shown} succeeded, but printed an error:\n{err}"
         if _is_smoke(golden, words):
             assert "steps/s" in out and "mean return" in out, out
+        if _module(words) == f"{golden.package}.parity":  # the frameworks' output held back
+            assert out.startswith("parity: ") and not err, f"{shown}:\n{out}{err}"
+            assert out.rstrip().endswith("--verbose prints them"), out
         if _module(words) == f"{golden.package}.env.check":  # the real simulator: all pass
             assert out.rstrip().endswith("checks passed") and "FAIL" not in out, out
 

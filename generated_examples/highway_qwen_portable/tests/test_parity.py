@@ -271,3 +271,32 @@ def test_an_episode_that_ends_within_the_steps_is_named_not_compared() -> None:
     assert (
         f"env 0 (seed {SEEDS[0]}) at decision 0" in message and "--steps 1" in message
     )
+
+
+def test_what_the_frameworks_print_is_held_back_and_restored(
+    capfd: pytest.CaptureFixture,
+) -> None:
+    """The table is the command's output: what the frameworks print at their file
+    descriptors (loggers, progress bars, their subprocesses) is held, and given back."""
+    import subprocess
+    import sys
+
+    from highway_portable.parity import _held_output
+
+    with _held_output(True) as held:
+        print("a logger's line")
+        print("a progress bar", file=sys.stderr)
+        os.write(1, b"a C library's line\n")
+        subprocess.run([sys.executable, "-c", "print('a subprocess line')"], check=True)
+    print("the table")
+    out, err = capfd.readouterr()
+    assert (out, err) == ("the table\n", "")
+    assert held.text.splitlines() == [
+        "a logger's line",
+        "a progress bar",
+        "a C library's line",
+        "a subprocess line",
+    ]
+    with _held_output(False) as held:
+        print("shown")
+    assert capfd.readouterr().out == "shown\n" and held.text == ""

@@ -138,10 +138,11 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Failed:
-    """A target whose path raised: the run fails (its traceback went to stderr)."""
+    """A target whose path raised: the run fails (:func:`main` prints its traceback)."""
 
     target: Target
     error: str
+    trace: str = ""
 
 
 class ParityError(Exception):
@@ -387,8 +388,8 @@ Result = Decisions | Skipped | Failed
 def run(
     checkpoint: str, seeds: Sequence[int], steps: int, backend: str | None = None
 ) -> list[Result]:
-    """Each target's first decisions, or why it was skipped, or what it raised (its
-    traceback printed to stderr).
+    """Each target's first decisions, or why it was skipped, or what it raised (with its
+    traceback).
 
     Raises:
         ParityError: an episode of the group ends before the last of the ``steps``
@@ -421,8 +422,9 @@ def run(
                 model_side = handed.first_decisions(steps, len(seeds))
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - this target's failure
             # (SystemExit: a framework's launch entry, as Hydra's, exits on an error)
-            traceback.print_exc()
-            out.append(Failed(target, f"{type(exc).__name__}: {exc}"))
+            out.append(
+                Failed(target, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            )
             continue
         if recorder.order:  # envs stepped here (not in another process, as verl's)
             first = recorder.order[0]
@@ -626,6 +628,48 @@ def _token_width(ran: Sequence[Decisions]) -> int:
     return max([13] + [len(_tokens(r.tokens[0, 0])) for r in ran])
 
 
+@dataclass
+class Held:
+    """What :func:`_held_output` held back: the text, once the block is done."""
+
+    text: str = ""
+
+
+@contextlib.contextmanager
+def _held_output(hold: bool) -> Iterator[Held]:
+    """With ``hold``, everything written to this process's stdout and stderr inside the
+    block (the frameworks' logs and progress bars, their subprocesses' output) goes to a
+    temporary file instead: at the file descriptors, where every logger ends, and at
+    ``sys.stdout`` and ``sys.stderr`` (which may write elsewhere, as under pytest). The
+    table is then the command's output."""
+    held = Held()
+    if not hold:
+        yield held
+        return
+    with tempfile.TemporaryFile() as log:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        try:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            with (
+                open(
+                    1, "w", buffering=1, closefd=False, errors="backslashreplace"
+                ) as stream,
+                contextlib.redirect_stdout(stream),
+                contextlib.redirect_stderr(stream),
+            ):
+                yield held
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            log.seek(0)
+            held.text = log.read().decode(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m navsim_vla.parity", description=__doc__.split("\n")[0]
@@ -647,19 +691,22 @@ def main(argv: list[str] | None = None) -> int:
         help="env backend: synthetic, a stand-in with the spec's shapes (default), or the spec's own",
     )
     parser.add_argument(
-        "--show-warnings",
+        "--verbose",
         action="store_true",
-        help="print the Python warnings the frameworks' code raised (held back by default: "
-        "run on a CPU, their GPU paths warn at every step)",
+        help="print what the frameworks' code printed (their logs, progress bars) and the "
+        "Python warnings it raised, held back by default: on a CPU their GPU paths warn at "
+        "every step",
     )
     args = parser.parse_args(argv)
     if args.steps < 1 or len(args.seeds) < 2:
         parser.error("need --steps of at least 1 and at least two --seeds (a group)")
     if args.checkpoint and not os.path.isdir(args.checkpoint):
         parser.error(f"no checkpoint folder at {args.checkpoint}")
+    stopped: ParityError | None = None
     with (
         warnings.catch_warnings(record=True) as caught,
         tempfile.TemporaryDirectory(prefix="navsim_vla-parity-") as scratch,
+        _held_output(not args.verbose) as held,
     ):
         warnings.simplefilter("default")
         from .model import build_tiny  # torch, once the arguments stand
@@ -668,16 +715,23 @@ def main(argv: list[str] | None = None) -> int:
         try:
             results = run(checkpoint, args.seeds, args.steps, backend=args.backend)
         except ParityError as exc:
-            parser.exit(2, f"{parser.prog}: {exc}\n")
-    for w in caught if args.show_warnings else ():
+            stopped = exc
+    if stopped is not None:
+        parser.exit(2, f"{parser.prog}: {stopped}\n")
+    for w in caught if args.verbose else ():
         print(
             warnings.formatwarning(w.message, w.category, w.filename, w.lineno),
             file=sys.stderr,
         )
+    for r in results:
+        if isinstance(r, Failed):
+            print(r.trace, end="", file=sys.stderr)
     print(table(results, args.seeds, args.steps))
-    if caught and not args.show_warnings:
+    lines = held.text.count("\n")
+    if (caught or lines) and not args.verbose:
         print(
-            f"{len(caught)} Python warning(s) from the frameworks' code held back: --show-warnings"
+            f"held back from the frameworks' code: {len(caught)} Python warning(s), {lines} "
+            "line(s) of output; --verbose prints them"
         )
     ran = [r for r in results if isinstance(r, Decisions)]
     failed = any(isinstance(r, Failed) for r in results)
