@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -553,3 +554,86 @@ def test_train_whose_registration_fails_stops_in_one_paragraph(
         err
         == "python -m highway_openvla.targets.rlinf.train: error: registering the env and model with RLinf failed\n"
     ), err
+
+
+def _launchable(checkpoint: Path, overrides: list[str] = ()):
+    """The composed config with ``checkpoint``, a folder that exists, as the model."""
+    paths = [
+        f"{key}={checkpoint}"
+        for key in ("actor.model.model_path", "rollout.model.model_path")
+    ]
+    return _composed([*paths, *overrides])
+
+
+def test_a_placement_on_more_gpus_than_the_node_has_stops_before_ray(
+    tmp_path: Path,
+) -> None:
+    """RLinf fails on it only inside its placement, after Ray starts, in a traceback."""
+    from highway_openvla.targets.rlinf.train import (
+        PlacementError,
+        check_launch,
+        gpus_needed,
+    )
+
+    cfg = _launchable(tmp_path)
+    needed = SPEC.resources.gpus_per_node if SPEC.resources.nodes == 1 else None
+    assert gpus_needed(cfg) == needed
+    if needed is None:  # placements over nodes are RLinf's to judge
+        check_launch(cfg, gpus=0)
+        return
+    check_launch(cfg, gpus=needed)
+    if needed > 1:
+        with pytest.raises(
+            PlacementError,
+            match=f"on {needed} GPU.* this node has 1: set resources in the spec",
+        ) as short:
+            check_launch(cfg, gpus=1)
+        assert str(short.value).endswith(
+            f"launch.sh train {shlex.join(ONE_GPU_OVERRIDES)}"
+        )
+        check_launch(_launchable(tmp_path, [*ONE_GPU_OVERRIDES]), gpus=1)
+    with pytest.raises(PlacementError, match="torch sees no CUDA GPU here"):
+        check_launch(cfg, gpus=0)
+
+
+def test_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_paragraph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As smoke --checkpoint and AReaL's train say it: RLinf would fail in a worker."""
+    import torch.multiprocessing as mp
+
+    from highway_openvla.targets.rlinf import train
+
+    monkeypatch.setattr(mp, "set_start_method", lambda *args, **kwargs: None)
+    missing = tmp_path / "not-yet"
+    cfg = _launchable(tmp_path, [f"rollout.model.model_path={missing}"])
+    with pytest.raises(SystemExit) as stopped:
+        train.main.__wrapped__(cfg)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"python -m highway_openvla.targets.rlinf.train: error: checkpoint folder '{missing}' does not exist"
+    )
+    assert (
+        err.endswith("(here: rollout.model.model_path=DIR)\n") and err.count("\n") == 1
+    ), err
+
+
+def test_relative_paths_become_absolute_for_rays_workers(tmp_path: Path) -> None:
+    from highway_openvla.targets.rlinf.train import absolute_paths
+
+    (tmp_path / "ckpt").mkdir()
+    cfg = _composed(
+        [
+            "actor.model.model_path=ckpt",
+            "rollout.model.model_path=org/name",
+            "runner.logger.log_path=logs/x",
+        ]
+    )
+    absolute_paths(cfg, tmp_path)
+    assert cfg.actor.model.model_path == str(tmp_path / "ckpt")
+    assert cfg.rollout.model.model_path == "org/name"  # a Hub id
+    assert cfg.runner.logger.log_path == str(tmp_path / "logs" / "x")
+    assert cfg.env.train.video_cfg.video_base_dir == str(
+        tmp_path / "logs" / "x" / "video" / "train"
+    )

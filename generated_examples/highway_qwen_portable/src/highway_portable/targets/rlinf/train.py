@@ -8,18 +8,29 @@ and model types: validate the config, start the cluster, launch the actor, rollo
 worker groups on their placements, and run ``EmbodiedRunner``. ``RLINF_EXT_MODULE`` is set
 (and checked, see :func:`~.register.export_ext_module`) before Ray starts, so every worker
 registers too.
+
+Before any of that, in one paragraph and exit 2 (as ``smoke`` says it): a local checkpoint
+folder that does not exist, and a one-node placement on more GPUs than the node has (RLinf
+would fail on either after Ray starts, the first in a worker). Relative checkpoint and log
+paths become absolute: Ray's workers start in the directory their node's ``ray start`` ran
+in, not this one.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from . import ENV_TYPE, MODEL_TYPE, RLinfVersionError, import_rlinf
+from ...model import CheckpointError
+from ...model.policy import require_local
+from . import ENV_TYPE, MODEL_TYPE, ONE_GPU_OVERRIDES, RLinfVersionError, import_rlinf
 from .register import ExtensionError, export_ext_module, register
 
 CONFIG_NAME = "config"
@@ -57,9 +68,94 @@ def check_types(cfg: DictConfig) -> None:
         )
 
 
+#: The config's paths that Ray's workers read: relative ones are made absolute.
+PATH_KEYS = (
+    "actor.model.model_path",
+    "rollout.model.model_path",
+    "runner.logger.log_path",
+)
+#: One part of an RLinf placement: GPU ranks ``a`` or ``a-b``, then optional process ranks.
+_RANKS = re.compile(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*(?::.*)?")
+
+
+class PlacementError(ValueError):
+    """The placement asks for more GPUs than this node has."""
+
+
+def gpus_needed(cfg: DictConfig) -> int | None:
+    """The GPUs of one node that ``cluster.component_placement`` places workers on (its
+    highest rank, plus one), or None where the placement is not in the plain form this
+    package writes (``0-7``, ``0``, ``0-3,4-7``), or spans nodes: then RLinf judges it."""
+    if int(cfg.cluster.num_nodes) != 1:
+        return None
+    highest = -1
+    for ranks in cfg.cluster.component_placement.values():
+        if not isinstance(ranks, (str, int)):
+            return None
+        for part in str(ranks).split(","):
+            found = _RANKS.fullmatch(part)
+            if found is None:
+                return None
+            highest = max(highest, int(found.group(2) or found.group(1)))
+    return highest + 1
+
+
+def check_launch(cfg: DictConfig, gpus: int | None = None) -> None:
+    """What RLinf would fail on only after Ray starts: a local checkpoint folder that does
+    not exist, and a placement on more GPUs than this node has (``gpus``; default: those
+    torch sees)."""
+    for key in PATH_KEYS[:2]:
+        try:
+            require_local(str(OmegaConf.select(cfg, key)))
+        except CheckpointError as exc:
+            raise CheckpointError(f"{exc} (here: {key}=DIR)") from None
+    needed = gpus_needed(cfg)
+    if needed is None:
+        return
+    if gpus is None:
+        import torch
+
+        gpus = torch.cuda.device_count()
+    if gpus >= needed:
+        return
+    placed = f"cluster.component_placement puts workers on {needed} GPU(s) of one node"
+    if gpus == 0:
+        raise PlacementError(
+            f"{placed}, but torch sees no CUDA GPU here (a CPU build of torch, or "
+            "CUDA_VISIBLE_DEVICES empty): RLinf trains on GPUs; on a CPU, this package's "
+            "tests run RLinf's own loop over it (pytest)"
+        )
+    one_gpu = (
+        f", or on one GPU: launch.sh train {shlex.join(ONE_GPU_OVERRIDES)}"
+        if ONE_GPU_OVERRIDES
+        else ""
+    )
+    raise PlacementError(
+        f"{placed}, but this node has {gpus}: set resources in the spec (this package was "
+        "generated for 1 node(s) x 8 GPU(s)) and run `vlagen regen` (the batch follows "
+        f"from the GPUs){one_gpu}"
+    )
+
+
+def absolute_paths(cfg: DictConfig, root: Path | None = None) -> None:
+    """:data:`PATH_KEYS` made absolute against ``root`` (default the working directory), in
+    place, where relative; a model path that is not a local folder is a Hub id and stays."""
+    root = root or Path.cwd()
+    for key in PATH_KEYS:
+        value = OmegaConf.select(cfg, key)
+        if value is None or Path(str(value)).is_absolute():
+            continue
+        path = root / str(value)
+        if key.endswith("model_path") and not path.is_dir():
+            continue
+        OmegaConf.update(cfg, key, str(path.resolve()))
+
+
 def run(cfg: DictConfig) -> None:
     """Validate ``cfg`` with RLinf and run the embodied training loop."""
     check_types(cfg)
+    check_launch(cfg)
+    absolute_paths(cfg)
     export_ext_module()
     register()
     cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
@@ -109,10 +205,8 @@ def main(cfg: DictConfig) -> None:
     mp.set_start_method("spawn", force=True)
     try:
         run(cfg)
-    except (
-        RLinfVersionError,
-        ExtensionError,
-    ) as exc:  # one paragraph, exit 2, as smoke says it
+    except (RLinfVersionError, ExtensionError, CheckpointError, PlacementError) as exc:
+        # one paragraph, exit 2, as smoke says it
         print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
