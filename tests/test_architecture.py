@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import vlagen
+from conftest import REPO
 
 ROOT = Path(vlagen.__file__).parent
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -153,3 +156,16 @@ def test_the_readmes_floor_plan_is_the_import_graph() -> None:
         if d != "vlagen" and row_of[_unit(d)] < row_of[_unit(m)]
     )
     assert not upward, "imports up the floor plan: " + "; ".join(upward)
+
+
+def test_vlagens_own_code_is_ruff_clean() -> None:
+    """The generator, its tests and benchmarks pass the repo's ruff settings, as the
+    generated code passes its own (tests/test_goldens.py)."""
+    for args in (["check"], ["format", "--check"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *args, "--no-cache", "generator", "tests", "benchmarks"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, f"ruff {' '.join(args)}:\n{done.stdout}{done.stderr}"

@@ -64,7 +64,9 @@ def test_new_check_edit_diff_regen_cycle(runner, spec_file, tmp_path) -> None:
     forced = runner.invoke(main, ["regen", str(changed), "-o", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
     copy = ".vlagen/kept/src/tiny_vla/spec.py"
-    assert f"overwrite src/tiny_vla/spec.py  +0 -1  (your version saved as {copy})" in (forced.output)
+    assert f"overwrite src/tiny_vla/spec.py  +0 -1  (your version saved as {copy})" in (
+        forced.output
+    )
     assert (out / copy).read_text() == text, "--force keeps a copy of what it discards"
     assert runner.invoke(main, ["check", str(changed), "-o", str(out)]).exit_code == 0
     assert runner.invoke(main, ["diff", str(changed), "-o", str(out)]).output == ""

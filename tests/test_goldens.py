@@ -120,14 +120,21 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     real = plan.env.probe is not None
     if real:  # the README's `sim` extra: the simulator, which the tests then run on
         install(python, [f"torch=={version('torch')}", "-e", ".[sim]"], cwd=package)
+    before = _files(package)
     run_package_tests(
         package,
         real_simulator=plan.env.preset.backend == "gymnasium" or real,
         python=python,
         markers="" if spec.stem == PROCESS_CONTROL_GOLDEN else "not process_control",
     )
+    assert _files(package) == before, "the package's tests wrote into its folder"
     if spec.stem == PROCESS_CONTROL_GOLDEN:
         _without_the_simulator_against_a_server(plan, package, python, tmp_path)
+
+
+def _files(folder: Path) -> list[Path]:
+    """The files under ``folder`` but bytecode caches: what a user's checkout holds."""
+    return sorted(p for p in folder.rglob("*") if "__pycache__" not in p.parts)
 
 
 #: RLinf's fidelity tests that share its launched round (env worker, rollout, actor): the

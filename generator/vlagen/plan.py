@@ -387,7 +387,10 @@ def _target_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
     with_files = [t for t in targets if t.decl.templates is not None]
     if not with_files:
         return ()
-    files = [PlannedFile(f"src/{package}/targets/__init__.py", "targets/__init__.py.jinja")]
+    files = [
+        PlannedFile(f"src/{package}/targets/__init__.py", "targets/__init__.py.jinja"),
+        PlannedFile(f"src/{package}/targets/preflight.py", "targets/preflight.py.jinja"),
+    ]
     root = templates_root() / "targets"
     for t in with_files:
         folder = root / str(t.decl.templates)

@@ -223,7 +223,9 @@ class _Comparison:
             return Change(Action.DELETE, path, old, None, "no longer generated")
         if self.force:
             kept = self._kept_path(path, old)
-            return Change(Action.DELETE, path, old, None, f"your version saved as {kept}", kept=kept)
+            return Change(
+                Action.DELETE, path, old, None, f"your version saved as {kept}", kept=kept
+            )
         if moved is not None:
             why = (
                 f"generated at {moved} now, without your edit, which stays here: carry it "

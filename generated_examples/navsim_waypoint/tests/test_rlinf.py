@@ -553,7 +553,8 @@ def test_a_placement_on_more_gpus_than_the_node_has_stops_before_ray(
     tmp_path: Path,
 ) -> None:
     """RLinf fails on it only inside its placement, after Ray starts, in a traceback."""
-    from navsim_vla.targets.rlinf.train import PlacementError, check_launch, gpus_needed
+    from navsim_vla.targets.preflight import LaunchError
+    from navsim_vla.targets.rlinf.train import check_launch, gpus_needed
 
     cfg = _launchable(tmp_path)
     needed = SPEC.resources.gpus_per_node if SPEC.resources.nodes == 1 else None
@@ -564,7 +565,7 @@ def test_a_placement_on_more_gpus_than_the_node_has_stops_before_ray(
     check_launch(cfg, gpus=needed)
     if needed > 1:
         with pytest.raises(
-            PlacementError,
+            LaunchError,
             match=f"on {needed} GPU.* this node has 1: set resources in the spec",
         ) as short:
             check_launch(cfg, gpus=1)
@@ -572,7 +573,7 @@ def test_a_placement_on_more_gpus_than_the_node_has_stops_before_ray(
             f"launch.sh train {shlex.join(ONE_GPU_OVERRIDES)}"
         )
         check_launch(_launchable(tmp_path, [*ONE_GPU_OVERRIDES]), gpus=1)
-    with pytest.raises(PlacementError, match="torch sees no CUDA GPU here"):
+    with pytest.raises(LaunchError, match="torch sees no CUDA GPU here"):
         check_launch(cfg, gpus=0)
 
 

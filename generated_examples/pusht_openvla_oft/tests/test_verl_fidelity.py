@@ -321,6 +321,45 @@ def test_check_refuses_a_config_that_splits_a_group(tmp_path: Path) -> None:
         check(compose([*paths, *one_per_stage]), root=tmp_path)
 
 
+def test_a_launch_this_node_cannot_run_stops_in_one_paragraph_before_ray(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verl fails on these only inside Ray: a local checkpoint folder that does not exist
+    (read as a Hub id), and resource pools on more GPUs than the node has."""
+    from pusht_openvla_oft.targets.preflight import LaunchError
+
+    data = write_data(tmp_path / "data", PROMPTS, BACKEND)
+    paths = [
+        f"data.train_files={data / 'train.parquet'}",
+        f"data.val_files={data / 'val.parquet'}",
+    ]
+    cfg = compose([*paths, f"actor_rollout_ref.model.path={tmp_path}"])
+    needed = cfg.trainer.n_rollout_gpus_per_node + cfg.trainer.n_env_gpus_per_node
+    train.check_launch(cfg, gpus=needed)
+    if cfg.trainer.nnodes == 1:
+        with pytest.raises(
+            LaunchError,
+            match=f"take {needed} GPU.* this node has {needed - 1}: set resources",
+        ):
+            train.check_launch(cfg, gpus=needed - 1)
+        with pytest.raises(LaunchError, match="torch sees no CUDA GPU here"):
+            train.check_launch(cfg, gpus=0)
+    else:  # pools over nodes: verl's to judge
+        train.check_launch(cfg, gpus=0)
+    missing = tmp_path / "not-yet"
+    with pytest.raises(SystemExit) as stopped:
+        train.main([*paths, f"actor_rollout_ref.model.path={missing}"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"python -m pusht_openvla_oft.targets.verl.train: error: checkpoint folder '{missing}' does not exist"
+    )
+    assert (
+        err.endswith("(here: actor_rollout_ref.model.path=DIR)\n")
+        and err.count("\n") == 1
+    ), err
+
+
 def test_relative_paths_become_absolute(tmp_path: Path) -> None:
     """Ray workers start where their node's ``ray start`` ran: train.main passes verl
     absolute paths, and the composed config reads them back unchanged."""

@@ -13,7 +13,9 @@ without it would run verl's own LIBERO classes), that the data files exist
 the workers (verl would fail on it inside Ray, after start-up). Relative paths (data,
 checkpoint, output) are made absolute here: Ray workers start in the directory their
 node's ``ray start`` ran in, not this one, so on a cluster the files must be at the same
-absolute path on every node (a shared filesystem).
+absolute path on every node (a shared filesystem). A local checkpoint folder that does not
+exist, and resource pools on more GPUs than this node has, stop here too (verl would fail on
+them inside Ray); each of these stops is one paragraph and exit 2.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ...model import CheckpointError
+from ..preflight import LaunchError, require_checkpoint, require_gpus
 from . import VerlVersionError, import_verl
 from .register import HOOK, setup
 
@@ -80,6 +84,27 @@ def check(cfg: Any, root: Path | None = None) -> None:
         raise ConfigError(
             "the batch does not fit verl's workers: " + "; ".join(problems)
         )
+
+
+def check_launch(cfg: Any, gpus: int | None = None) -> None:
+    """What verl would fail on only inside Ray: a local checkpoint folder that does not
+    exist, and resource pools on more GPUs than this node has (``gpus``; default: those
+    torch sees). Pools over nodes, or a simulator on nodes of its own, are verl's to judge."""
+    require_checkpoint(
+        str(cfg.actor_rollout_ref.model.path), "actor_rollout_ref.model.path"
+    )
+    trainer = cfg.trainer
+    if int(trainer.nnodes) != 1 or cfg.env.disagg_sim.enable:
+        return
+    rollout, env = (
+        int(trainer.n_rollout_gpus_per_node),
+        int(trainer.n_env_gpus_per_node),
+    )
+    placed = (
+        f"verl's resource pools take {rollout + env} GPU(s) of one node "
+        f"(trainer.n_rollout_gpus_per_node {rollout} + trainer.n_env_gpus_per_node {env})"
+    )
+    require_gpus(rollout + env, placed, gpus=gpus)
 
 
 def batch_problems(cfg: Any) -> list[str]:
@@ -197,7 +222,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if installed():
         raise SystemExit(USAGE_ERROR)
     cfg = compose(overrides)
-    check(cfg)
+    try:
+        check(cfg)
+        check_launch(cfg)
+    except (ConfigError, CheckpointError, LaunchError) as exc:
+        print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
+        raise SystemExit(USAGE_ERROR) from None
     overrides += absolute_paths(cfg)
     main_ppo = import_verl("verl.experimental.vla.main_ppo")
     sys.argv = [

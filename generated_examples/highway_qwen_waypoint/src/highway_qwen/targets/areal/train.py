@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...model import CheckpointError
-from ...model.policy import require_local
+from ..preflight import require_checkpoint
 from . import ArealVersionError, import_areal
 
 try:
@@ -165,14 +165,13 @@ def main(argv: list[str] | None = None) -> None:
 
     config = load(sys.argv[1:] if argv is None else argv)
     try:
-        require_local(config.actor.path)  # before AReaL's servers read it as a Hub id
+        require_checkpoint(
+            config.actor.path, "actor.path"
+        )  # before AReaL's servers read it as a Hub id
     except (
         CheckpointError
     ) as exc:  # as smoke --checkpoint says it: one paragraph, exit 2
-        print(
-            f"python -m {__package__}.train: error: {exc} (here: actor.path=DIR)",
-            file=sys.stderr,
-        )
+        print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
         raise SystemExit(USAGE_ERROR) from None
     trainer_module = import_areal("areal")
     dataset = load_from_disk(config.train_dataset.path)

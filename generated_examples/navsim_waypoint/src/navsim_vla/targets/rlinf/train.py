@@ -29,7 +29,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from ...model import CheckpointError
-from ...model.policy import require_local
+from ..preflight import LaunchError, require_checkpoint, require_gpus
 from . import ENV_TYPE, MODEL_TYPE, ONE_GPU_OVERRIDES, RLinfVersionError, import_rlinf
 from .register import ExtensionError, export_ext_module, register
 
@@ -78,10 +78,6 @@ PATH_KEYS = (
 _RANKS = re.compile(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*(?::.*)?")
 
 
-class PlacementError(ValueError):
-    """The placement asks for more GPUs than this node has."""
-
-
 def gpus_needed(cfg: DictConfig) -> int | None:
     """The GPUs of one node that ``cluster.component_placement`` places workers on (its
     highest rank, plus one), or None where the placement is not in the plain form this
@@ -105,36 +101,18 @@ def check_launch(cfg: DictConfig, gpus: int | None = None) -> None:
     not exist, and a placement on more GPUs than this node has (``gpus``; default: those
     torch sees)."""
     for key in PATH_KEYS[:2]:
-        try:
-            require_local(str(OmegaConf.select(cfg, key)))
-        except CheckpointError as exc:
-            raise CheckpointError(f"{exc} (here: {key}=DIR)") from None
+        require_checkpoint(str(OmegaConf.select(cfg, key)), key)
     needed = gpus_needed(cfg)
-    if needed is None:
-        return
-    if gpus is None:
-        import torch
-
-        gpus = torch.cuda.device_count()
-    if gpus >= needed:
-        return
-    placed = f"cluster.component_placement puts workers on {needed} GPU(s) of one node"
-    if gpus == 0:
-        raise PlacementError(
-            f"{placed}, but torch sees no CUDA GPU here (a CPU build of torch, or "
-            "CUDA_VISIBLE_DEVICES empty): RLinf trains on GPUs; on a CPU, this package's "
-            "tests run RLinf's own loop over it (pytest)"
+    if needed is not None:
+        placed = (
+            f"cluster.component_placement puts workers on {needed} GPU(s) of one node"
         )
-    one_gpu = (
-        f", or on one GPU: launch.sh train {shlex.join(ONE_GPU_OVERRIDES)}"
-        if ONE_GPU_OVERRIDES
-        else ""
-    )
-    raise PlacementError(
-        f"{placed}, but this node has {gpus}: set resources in the spec (this package was "
-        "generated for 2 node(s) x 8 GPU(s)) and run `vlagen regen` (the batch follows "
-        f"from the GPUs){one_gpu}"
-    )
+        one_gpu = (
+            f"launch.sh train {shlex.join(ONE_GPU_OVERRIDES)}"
+            if ONE_GPU_OVERRIDES
+            else ""
+        )
+        require_gpus(needed, placed, gpus=gpus, one_gpu=one_gpu)
 
 
 def absolute_paths(cfg: DictConfig, root: Path | None = None) -> None:
@@ -205,7 +183,7 @@ def main(cfg: DictConfig) -> None:
     mp.set_start_method("spawn", force=True)
     try:
         run(cfg)
-    except (RLinfVersionError, ExtensionError, CheckpointError, PlacementError) as exc:
+    except (RLinfVersionError, ExtensionError, CheckpointError, LaunchError) as exc:
         # one paragraph, exit 2, as smoke says it
         print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import os
 import socket
 import sys
 from collections.abc import Iterator
@@ -61,6 +62,7 @@ from unittest import mock
 import torch
 
 from ...env import make_env
+from .. import preflight
 from . import import_verl, train
 from .register import setup
 from .train import compose
@@ -248,6 +250,11 @@ def cpu_world(tmp: Path) -> Iterator[None]:
     setup()
     trainer = import_verl("verl.experimental.vla.rob_ray_trainer").RobRayPPOTrainer
     stack.enter_context(mock.patch.object(trainer, "init_workers", local_init_workers))
+    # Stub: the GPUs train.main's launch check counts. The scaled config's pools take
+    # CPU_WORLD_GPUS, whose workers run here, on the CPU (local_init_workers).
+    stack.enter_context(
+        mock.patch.object(preflight, "visible_gpus", lambda: CPU_WORLD_GPUS)
+    )
     # EnvLoop.generate_sequences runs on asyncio.get_event_loop(), which a fresh verl
     # process's main thread has and this one may not: asyncio.run in an earlier path unsets
     # it, and AReaL's import installs uvloop's policy, whose get_event_loop makes none. The
@@ -319,6 +326,10 @@ class Scale:
         return self.prompts * self.group * self.decisions
 
 
+#: The GPUs :func:`overrides`' resource pools take: one env worker, one actor/rollout worker.
+CPU_WORLD_GPUS = 2
+
+
 def overrides(
     tiny: str, data: Path, out: Path, algorithm: str, scale: Scale
 ) -> list[str]:
@@ -334,9 +345,9 @@ def overrides(
         f"actor_rollout_ref.rollout.n={scale.group}",
         # one env worker and one actor/rollout worker, as the stand-ins run them
         "trainer.nnodes=1",
-        "trainer.n_gpus_per_node=2",
+        f"trainer.n_gpus_per_node={CPU_WORLD_GPUS}",
         "trainer.n_env_gpus_per_node=1",
-        "trainer.n_rollout_gpus_per_node=1",
+        f"trainer.n_rollout_gpus_per_node={CPU_WORLD_GPUS - 1}",
         "env.disagg_sim.enable=false",
         "env.rollout.pipeline_stage_num=1",
         f"env.train.num_envs={scale.prompts * scale.group}",
@@ -368,6 +379,7 @@ def run_step(tmp: Path, tiny: str, extra: list[str], scale: Scale) -> SimpleName
     verl's Hydra ``main_ppo.main`` on config.yaml), which runs ``main_task``."""
     data = write_data(tmp / "data", scale.prompts, scale.backend)
     args = [*overrides(tiny, data, tmp, "grpo", scale), *extra]
+    cwd = os.getcwd()
     with cpu_world(tmp):
         main_ppo = import_verl("verl.experimental.vla.main_ppo")
         RUN.trainer = None
@@ -388,8 +400,10 @@ def run_step(tmp: Path, tiny: str, extra: list[str], scale: Scale) -> SimpleName
                 mock.patch.object(main_ppo, "main_task", LocalTask(main_ppo.main_task)),
                 mock.patch.object(sys, "argv", ["train"]),
             ):
+                os.chdir(tmp)  # Hydra's run folder is ".": its main_ppo.log lands there
                 train.main(args)
         finally:
+            os.chdir(cwd)
             stop_simulators(RUN.trainer)
         trainer = RUN.trainer
         actor = trainer.actor_rollout_wg.worker
