@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -225,6 +226,22 @@ def test_a_spec_piped_to_dev_stdin_is_read(name: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("/dev/stdin: valid (tiny-vla;")
+
+
+def test_a_piped_spec_for_an_existing_package_is_told_to_pipe_it_to_regen(tmp_path: Path) -> None:
+    """`vlagen new -` into a package: the regen it suggests reads the pipe again (`-`), not
+    /dev/stdin, which would wait on the terminal."""
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "vlagen", "new", "-", "-o", str(tmp_path / "pkg")],
+            input=MINIMAL_SPEC,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"`vlagen regen - -o {tmp_path / 'pkg'}`" in done.stderr, done.stderr
+    assert "from the spec piped in" in done.stderr or "generated from this spec" in done.stderr
 
 
 @pytest.mark.parametrize(

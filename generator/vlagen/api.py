@@ -16,7 +16,7 @@ from .formatting import format_tree, ruff_version
 from .load import load_spec
 from .manifest import Manifest
 from .outdir import OutDir, temp_name
-from .paths import MANIFEST_PATH, base_path
+from .paths import MANIFEST_PATH, STREAM, base_path
 from .plan import Plan, make_plan
 from .provenance import SPEC_COPY, without_header
 from .render import render_plan
@@ -110,18 +110,20 @@ def refuse_an_output(output: Output, out_dir: Path, spec: Path, *, writing: bool
             return
         copy = out.read(SPEC_COPY)
     Manifest.from_bytes(manifest, out_dir / MANIFEST_PATH)  # unreadable: its own error
-    regen = shlex.join(["vlagen", "regen", str(spec), "-o", str(out_dir)])
+    piped = str(spec) == STREAM  # `vlagen new -`: the regen reads the spec piped again
+    regen = shlex.join(["vlagen", "regen", "-" if piped else str(spec), "-o", str(out_dir)])
+    source = "the spec piped in" if piped else str(spec)
     if copy is None:
         said = (
             f"{out_dir} is a vlagen output (it has {MANIFEST_PATH}) whose spec copy "
-            f"{SPEC_COPY} is missing; `vlagen regen` would regenerate it from {spec}"
+            f"{SPEC_COPY} is missing; `vlagen regen` would regenerate it from {source}"
         )
     elif _spec_text(copy) == _spec_text(output.tree[SPEC_COPY].content):
         said = f"{out_dir} is already a vlagen output, generated from this spec"
     else:
         said = (
             f"{out_dir} holds a package generated from a different spec (its {SPEC_COPY}); "
-            f"`vlagen regen` would regenerate it from {spec}"
+            f"`vlagen regen` would regenerate it from {source}"
         )
     raise UsageError(
         f"{said}. `vlagen new` only makes new packages (--force too: it is for a directory "

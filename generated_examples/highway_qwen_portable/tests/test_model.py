@@ -296,6 +296,16 @@ def test_a_missing_local_checkpoint_names_the_folder_and_the_tiny_command(
     assert message.endswith(f"python -m highway_portable.model tiny {folder}")
 
 
+@pytest.mark.parametrize(
+    "where", ["org/name", "hdfs://namenode/user/ckpt", "s3://bucket/a/b"]
+)
+def test_a_hub_id_or_a_url_is_left_to_the_loader(where: str) -> None:
+    """verl copies an ``hdfs://`` checkpoint down itself; the Hub resolves ``org/name``."""
+    from highway_portable.model.policy import require_local
+
+    require_local(where)
+
+
 @pytest.mark.parametrize("where", ["a-file", "a-file/sub", "/proc/x"])
 def test_tiny_into_a_path_that_cannot_be_a_folder_stops_in_one_paragraph(
     where: str,

@@ -279,3 +279,38 @@ def test_what_the_frameworks_print_is_held_back_and_restored(
     with _held_output(False) as held:
         print("shown")
     assert capfd.readouterr().out == "shown\n" and held.text == ""
+
+
+def test_a_logger_made_while_output_is_held_writes_to_stderr_after(
+    capfd: pytest.CaptureFixture,
+) -> None:
+    """A framework's logger made inside keeps its stream: the stream outlives the block."""
+    import logging
+    import sys
+
+    from navsim_vla.parity import _held_output
+
+    logger = logging.getLogger("navsim_vla.tests.held")
+    logger.propagate = False
+    with _held_output(True):
+        handler = logging.StreamHandler(sys.stderr)
+        logger.addHandler(handler)
+        logger.warning("while held")
+    try:
+        logger.warning("after")
+    finally:
+        logger.removeHandler(handler)
+    assert capfd.readouterr() == ("", "after\n")
+
+
+def test_what_was_held_is_the_explanation_where_the_block_raises(
+    capfd: pytest.CaptureFixture,
+) -> None:
+    import sys
+
+    from navsim_vla.parity import _held_output
+
+    with pytest.raises(SystemExit), _held_output(True):
+        print("the framework's reason", file=sys.stderr)
+        raise SystemExit(2)
+    assert capfd.readouterr() == ("", "the framework's reason\n")

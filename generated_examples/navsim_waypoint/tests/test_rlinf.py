@@ -577,6 +577,26 @@ def test_a_placement_on_more_gpus_than_the_node_has_stops_before_ray(
         check_launch(cfg, gpus=0)
 
 
+def test_a_launch_that_joins_a_running_ray_cluster_leaves_the_gpus_to_rlinf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ray's init joins the cluster at RAY_ADDRESS (or the one `ray start` left on this
+    machine): its GPUs, not this node's, are what the placement takes."""
+    from navsim_vla.targets import preflight
+    from navsim_vla.targets.rlinf.train import check_launch
+
+    monkeypatch.setattr(preflight, "visible_gpus", lambda: 0)
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    check_launch(_launchable(tmp_path))
+    monkeypatch.delenv("RAY_ADDRESS")
+    monkeypatch.setattr(preflight, "joins_a_cluster", lambda: False)
+    if (
+        SPEC.resources.nodes == 1
+    ):  # a placement over nodes is RLinf's to judge in any case
+        with pytest.raises(preflight.LaunchError):
+            check_launch(_launchable(tmp_path))
+
+
 def test_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_paragraph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -609,12 +629,17 @@ def test_relative_paths_become_absolute_for_rays_workers(tmp_path: Path) -> None
             "actor.model.model_path=ckpt",
             "rollout.model.model_path=org/name",
             "runner.logger.log_path=logs/x",
+            "runner.resume_dir=resume",
         ]
     )
     absolute_paths(cfg, tmp_path)
     assert cfg.actor.model.model_path == str(tmp_path / "ckpt")
     assert cfg.rollout.model.model_path == "org/name"  # a Hub id
     assert cfg.runner.logger.log_path == str(tmp_path / "logs" / "x")
+    assert (
+        cfg.runner.resume_dir == str(tmp_path / "resume")
+        and cfg.runner.ckpt_path is None
+    )
     assert cfg.env.train.video_cfg.video_base_dir == str(
         tmp_path / "logs" / "x" / "video" / "train"
     )

@@ -641,33 +641,42 @@ def _held_output(hold: bool) -> Iterator[Held]:
     block (the frameworks' logs and progress bars, their subprocesses' output) goes to a
     temporary file instead: at the file descriptors, where every logger ends, and at
     ``sys.stdout`` and ``sys.stderr`` (which may write elsewhere, as under pytest). The
-    table is then the command's output."""
+    table is then the command's output. Where the block raises, what was held is written
+    to stderr: the frameworks' last words are the explanation."""
     held = Held()
-    if not hold:
-        yield held
-        return
-    with tempfile.TemporaryFile() as log:
+    if hold:
         sys.stdout.flush()
         sys.stderr.flush()
-        saved = os.dup(1), os.dup(2)
+    try:
+        saved = (os.dup(1), os.dup(2)) if hold else None
+    except OSError:  # stdout or stderr closed: nothing to hold back
+        saved = None
+    if saved is None:
+        yield held
+        return
+    # Streams on the descriptors, left open: a logger made inside keeps its stream, which
+    # writes to the restored descriptors afterwards.
+    out = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")  # noqa: SIM115
+    err = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")  # noqa: SIM115
+    with tempfile.TemporaryFile() as log:
+        raised = True
         try:
             os.dup2(log.fileno(), 1)
             os.dup2(log.fileno(), 2)
-            with (
-                open(
-                    1, "w", buffering=1, closefd=False, errors="backslashreplace"
-                ) as stream,
-                contextlib.redirect_stdout(stream),
-                contextlib.redirect_stderr(stream),
-            ):
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 yield held
+            raised = False
         finally:
+            out.flush()
+            err.flush()
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
             log.seek(0)
             held.text = log.read().decode(errors="replace")
+            if raised:
+                sys.stderr.write(held.text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -723,18 +732,21 @@ def main(argv: list[str] | None = None) -> int:
             warnings.formatwarning(w.message, w.category, w.filename, w.lineno),
             file=sys.stderr,
         )
-    for r in results:
-        if isinstance(r, Failed):
-            print(r.trace, end="", file=sys.stderr)
+    failed = [r for r in results if isinstance(r, Failed)]
+    if failed:  # what the frameworks printed leads to their tracebacks
+        sys.stderr.write(held.text)
+    for r in failed:
+        print(r.trace, end="", file=sys.stderr)
     print(table(results, args.seeds, args.steps))
-    lines = held.text.count("\n")
+    lines = (
+        0 if failed else held.text.count("\n")
+    )  # printed above where a target failed
     if (caught or lines) and not args.verbose:
         print(
             f"held back from the frameworks' code: {len(caught)} Python warning(s), {lines} "
             "line(s) of output; --verbose prints them"
         )
     ran = [r for r in results if isinstance(r, Decisions)]
-    failed = any(isinstance(r, Failed) for r in results)
     return 0 if all(c.passed for c in checks(ran)) and not failed else 1
 
 

@@ -6,6 +6,9 @@ each target's ``train`` (exit 2, as ``smoke`` says it)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from ..model import CheckpointError
 from ..model.policy import require_local
 
@@ -29,6 +32,20 @@ def require_checkpoint(path: str, key: str) -> None:
         raise CheckpointError(f"{exc} (here: {key}=DIR)") from None
 
 
+def joins_a_cluster() -> bool:
+    """Whether the launch's ``ray.init`` joins a running Ray cluster (``RAY_ADDRESS``, or
+    the one ``ray start`` last started on this machine), whose GPUs the framework counts
+    itself: then this node's are not the measure."""
+    if os.environ.get("RAY_ADDRESS"):
+        return True
+    try:
+        from ray._private.services import get_ray_address_from_environment
+    except ImportError:  # another Ray than the frameworks': where Ray keeps the address
+        folder = os.environ.get("RAY_TMPDIR", "/tmp")
+        return Path(folder, "ray", "ray_current_cluster").exists()
+    return get_ray_address_from_environment(None, None) is not None
+
+
 def visible_gpus() -> int:
     """The CUDA GPUs torch sees on this node."""
     import torch
@@ -39,7 +56,8 @@ def visible_gpus() -> int:
 def require_gpus(
     needed: int, placed: str, *, gpus: int | None = None, one_gpu: str = ""
 ) -> None:
-    """Refuse a launch that puts workers on ``needed`` GPUs of this node where it has fewer.
+    """Refuse a launch that puts workers on ``needed`` GPUs of this node where it has fewer
+    (unless it joins a running Ray cluster, whose GPUs the framework counts).
 
     Args:
         needed: The GPUs of this node the config places workers on.
@@ -51,7 +69,10 @@ def require_gpus(
     Raises:
         LaunchError: Saying what to change.
     """
-    gpus = visible_gpus() if gpus is None else gpus
+    if gpus is None:
+        if joins_a_cluster():
+            return
+        gpus = visible_gpus()
     if gpus >= needed:
         return
     if gpus == 0:

@@ -76,13 +76,14 @@ def default_device() -> torch.device:
 def require_local(checkpoint: str) -> None:
     """Fail early, naming the folder, where ``checkpoint`` is written as a local path
     (``./dir``, ``../dir``, ``/dir``, ``~/dir``) that does not exist; a Hub id (``org/name``)
-    is left to the loader.
+    or a URL (``hdfs://...``, which verl copies down) is left to the loader.
 
     Raises:
         CheckpointError: The folder is missing; the message says how to write a tiny
             random checkpoint there.
     """
     pathlike = checkpoint.startswith((".", "/", "~", "\\")) or checkpoint.count("/") > 1
+    pathlike = pathlike and "://" not in checkpoint
     folder = Path(checkpoint).expanduser()
     if not pathlike or folder.exists():
         return

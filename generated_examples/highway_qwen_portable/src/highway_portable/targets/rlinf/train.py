@@ -73,6 +73,8 @@ PATH_KEYS = (
     "actor.model.model_path",
     "rollout.model.model_path",
     "runner.logger.log_path",
+    "runner.resume_dir",
+    "runner.ckpt_path",
 )
 #: One part of an RLinf placement: GPU ranks ``a`` or ``a-b``, then optional process ranks.
 _RANKS = re.compile(r"\s*(\d+)(?:\s*-\s*(\d+))?\s*(?::.*)?")
@@ -96,6 +98,15 @@ def gpus_needed(cfg: DictConfig) -> int | None:
     return highest + 1
 
 
+def launch_dir() -> Path:
+    """The folder the command ran in: Hydra's run folder where a ``hydra.run.dir`` override
+    moved it (``version_base="1.1"`` changes to it), else the working directory."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.utils import get_original_cwd
+
+    return Path(get_original_cwd() if HydraConfig.initialized() else Path.cwd())
+
+
 def check_launch(cfg: DictConfig, gpus: int | None = None) -> None:
     """What RLinf would fail on only after Ray starts: a local checkpoint folder that does
     not exist, and a placement on more GPUs than this node has (``gpus``; default: those
@@ -116,9 +127,10 @@ def check_launch(cfg: DictConfig, gpus: int | None = None) -> None:
 
 
 def absolute_paths(cfg: DictConfig, root: Path | None = None) -> None:
-    """:data:`PATH_KEYS` made absolute against ``root`` (default the working directory), in
-    place, where relative; a model path that is not a local folder is a Hub id and stays."""
-    root = root or Path.cwd()
+    """:data:`PATH_KEYS` made absolute against ``root`` (default the folder the command
+    ran in), in place, where relative; a model path that is not a local folder is a Hub id
+    and stays."""
+    root = root or launch_dir()
     for key in PATH_KEYS:
         value = OmegaConf.select(cfg, key)
         if value is None or Path(str(value)).is_absolute():
@@ -132,8 +144,8 @@ def absolute_paths(cfg: DictConfig, root: Path | None = None) -> None:
 def run(cfg: DictConfig) -> None:
     """Validate ``cfg`` with RLinf and run the embodied training loop."""
     check_types(cfg)
-    check_launch(cfg)
     absolute_paths(cfg)
+    check_launch(cfg)
     export_ext_module()
     register()
     cfg = import_rlinf("rlinf.config").validate_cfg(cfg)

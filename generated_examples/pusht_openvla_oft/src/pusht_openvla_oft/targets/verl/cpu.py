@@ -378,6 +378,8 @@ def run_step(tmp: Path, tiny: str, extra: list[str], scale: Scale) -> SimpleName
     """One ``fit`` step, started as ``train.py`` starts it: ``train.main`` (checks, then
     verl's Hydra ``main_ppo.main`` on config.yaml), which runs ``main_task``."""
     data = write_data(tmp / "data", scale.prompts, scale.backend)
+    if Path(tiny).is_dir():  # read from tmp below, where Hydra runs
+        tiny = str(Path(tiny).absolute())
     args = [*overrides(tiny, data, tmp, "grpo", scale), *extra]
     cwd = os.getcwd()
     with cpu_world(tmp):
