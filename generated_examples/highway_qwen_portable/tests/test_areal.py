@@ -182,6 +182,32 @@ def test_train_stops_on_a_local_checkpoint_folder_that_does_not_exist(
     assert "highway_portable.model tiny" in err and err.count("\n") == 1, err
 
 
+def test_an_allocation_on_more_gpus_than_the_node_has_stops_before_areal_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AReaL's local scheduler deals GPUs round-robin: on fewer GPUs its workers would share
+    them, or a request larger than the node fails inside its start-up."""
+    from highway_portable.targets.preflight import LaunchError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ckpt").mkdir()
+    config = train.load(
+        [f"cluster.name_resolve.nfs_record_root={tmp_path / 'nr'}", "actor.path=./ckpt"]
+    )
+    needed = config.cluster.n_gpus_per_node
+    train.check_launch(config, gpus=needed)
+    if needed > 1:
+        with pytest.raises(
+            LaunchError,
+            match=f"takes cluster.n_gpus_per_node {needed} GPU.* this node has 1: set resources",
+        ):
+            train.check_launch(config, gpus=1)
+    with pytest.raises(LaunchError, match="torch sees no CUDA GPU here"):
+        train.check_launch(config, gpus=0)
+    config.scheduler.type = "ray"  # a Ray cluster's GPUs are AReaL's to count
+    train.check_launch(config, gpus=0)
+
+
 def test_action_tokens_decode_as_the_policy_decodes(checkpoint: str) -> None:
     policy = Policy.load(checkpoint, device="cpu")
     decoder = ActionDecoder(checkpoint)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...model import CheckpointError
-from ..preflight import require_checkpoint
+from ..preflight import LaunchError, require_checkpoint, require_gpus
 from . import ArealVersionError, import_areal
 
 try:
@@ -160,16 +160,31 @@ def workflow_kwargs(config: VlaGRPOConfig) -> dict[str, Any]:
     }
 
 
+def check_launch(config: VlaGRPOConfig, gpus: int | None = None) -> None:
+    """What AReaL would fail on only after its servers start: a local checkpoint folder that
+    does not exist (AReaL reads it as a Hub id), and, on the local scheduler, an allocation
+    on more GPUs than this node has (``gpus``; default: those torch sees), which AReaL's
+    round-robin would double up on one GPU where each request fits."""
+    require_checkpoint(config.actor.path, "actor.path")
+    if config.scheduler.type != "local" or config.cluster.n_nodes != 1:
+        return
+    needed = config.cluster.n_gpus_per_node
+    placed = (
+        f"AReaL's allocation (rollout.backend {config.rollout.backend} + actor.backend "
+        f"{config.actor.backend}) takes cluster.n_gpus_per_node {needed} GPU(s) of one node"
+    )
+    require_gpus(needed, placed, gpus=gpus)
+
+
 def main(argv: list[str] | None = None) -> None:
     from datasets import load_from_disk
 
     config = load(sys.argv[1:] if argv is None else argv)
     try:
-        require_checkpoint(
-            config.actor.path, "actor.path"
-        )  # before AReaL's servers read it as a Hub id
+        check_launch(config)
     except (
-        CheckpointError
+        CheckpointError,
+        LaunchError,
     ) as exc:  # as smoke --checkpoint says it: one paragraph, exit 2
         print(f"python -m {__package__}.train: error: {exc}", file=sys.stderr)
         raise SystemExit(USAGE_ERROR) from None
