@@ -630,7 +630,7 @@ def test_train_refuses_another_gpu_count_than_the_specs(
 
 
 def test_train_without_flash_attention_stops_in_one_paragraph(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from navsim_vla.targets.siirl import glue
 
@@ -639,10 +639,42 @@ def test_train_without_flash_attention_stops_in_one_paragraph(
 
     monkeypatch.setattr(train, "require_flash_attention", missing)
     with pytest.raises(SystemExit) as stopped:
-        train.main([])
+        train.main(["--checkpoint", str(tmp_path)])
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert (
         err
         == "python -m navsim_vla.targets.siirl.train: error: flash-attn is not installed\n"
     ), err
+
+
+def test_train_on_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_paragraph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """siiRL's workers would read it as a Hub id, inside Ray; a relative folder that exists
+    becomes absolute for them."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--checkpoint", "./not-yet"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "python -m navsim_vla.targets.siirl.train: error: checkpoint folder './not-yet' does not exist"
+    )
+    assert err.endswith("(here: --checkpoint=DIR)\n") and err.count("\n") == 1, err
+    (tmp_path / "ckpt").mkdir()
+    assert train.local_checkpoint("ckpt") == str(tmp_path / "ckpt")
+    assert train.local_checkpoint("org/name") == "org/name"
+
+
+def test_train_on_fewer_gpus_than_the_spec_stops_in_one_paragraph() -> None:
+    from navsim_vla.targets.preflight import LaunchError
+
+    gpus = SPEC.resources.gpus_per_node
+    train.check_gpus(1, gpus, None, gpus=gpus)
+    train.check_gpus(
+        1, gpus, "10.0.0.1:6379", gpus=0
+    )  # a Ray cluster: siiRL counts its GPUs
+    train.check_gpus(2, gpus, None, gpus=0)
+    with pytest.raises(LaunchError, match="torch sees no CUDA GPU here"):
+        train.check_gpus(1, gpus, None, gpus=0)

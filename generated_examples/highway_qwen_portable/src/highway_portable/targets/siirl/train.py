@@ -17,7 +17,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ...model import CheckpointError
 from ...spec import SPEC
+from ..preflight import LaunchError, require_checkpoint, require_gpus
 from . import SiirlVersionError, require_siirl
 from .glue import HOOK, MissingDependencyError, install, require_flash_attention
 
@@ -162,6 +164,28 @@ def cluster_problem(
     )
 
 
+def local_checkpoint(checkpoint: str) -> str:
+    """``checkpoint`` made absolute where it is a local folder (Ray's workers start in the
+    directory their node's ``ray start`` ran in); a Hub id stays as it is.
+
+    Raises:
+        CheckpointError: A local checkpoint folder that does not exist.
+    """
+    require_checkpoint(checkpoint, "--checkpoint")
+    folder = os.path.expanduser(checkpoint)
+    return os.path.abspath(folder) if os.path.isdir(folder) else checkpoint
+
+
+def check_gpus(
+    nnodes: int, gpus_per_node: int, address: str | None, gpus: int | None = None
+) -> None:
+    """siiRL's workers on one node (no ``--address``) take ``gpus_per_node`` GPUs; siiRL
+    would fail on fewer inside Ray."""
+    if nnodes == 1 and address is None:
+        placed = f"siiRL's workers take trainer.n_gpus_per_node {gpus_per_node} GPU(s) of one node"
+        require_gpus(gpus_per_node, placed, gpus=gpus)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -195,13 +219,18 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         parser.exit(2, f"{problem}\n")
     try:
+        checkpoint = local_checkpoint(args.checkpoint)
         require_siirl()
         require_flash_attention()
+        check_gpus(args.nnodes, args.gpus_per_node, args.address)
         install()
     except (
+        CheckpointError,
         SiirlVersionError,
         MissingDependencyError,
-    ) as exc:  # one paragraph, as smoke says it
+        LaunchError,
+    ) as exc:
+        # one paragraph, as smoke says it
         parser.exit(2, f"python -m {__package__}.train: error: {exc}\n")
     import ray
 
@@ -216,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     sys.argv = [sys.argv[0]] + overrides(
         data_dir=os.path.abspath(args.data_dir),
-        checkpoint=args.checkpoint,
+        checkpoint=checkpoint,
         output_dir=os.path.abspath(args.output_dir),
         nnodes=args.nnodes,
         gpus_per_node=args.gpus_per_node,
