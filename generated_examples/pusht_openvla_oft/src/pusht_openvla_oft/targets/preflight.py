@@ -13,7 +13,8 @@ from ..model import CheckpointError
 from ..model.policy import require_local
 
 #: The resources the package's batch and placements were derived for (the spec's).
-RESOURCES = "1 node(s) x 8 GPU(s)"
+RESOURCES = "1 node(s) x 8 GPUs"
+RESOURCES_CHANGE = "change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again"
 
 
 class LaunchError(ValueError):
@@ -82,7 +83,7 @@ def require_gpus(
             "package's tests run its own loop over the package (pytest)"
         )
     raise LaunchError(
-        f"{placed}, but this node has {gpus}: set resources in the spec (this package was "
-        f"generated for {RESOURCES}) and run `vlagen regen` (the batch follows from the GPUs)"
-        + (f", or on one GPU: {one_gpu}" if one_gpu else "")
+        f"{placed}, but this node has {gpus}: set resources in the spec for it (it was "
+        f"generated for {RESOURCES}): {RESOURCES_CHANGE}"
+        + (f"; or on one GPU: {one_gpu}" if one_gpu else "")
     )
