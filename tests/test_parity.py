@@ -15,7 +15,7 @@ import yaml
 from conftest import MINIMAL_SPEC, REPO, run_package_tests
 from vlagen.api import generate
 from vlagen.load import load_spec_text
-from vlagen.plan import ParityTarget, PlannedTarget, _parity_targets, make_plan
+from vlagen.plan import PlannedTarget, RunTarget, _parity_targets, make_plan
 from vlagen.targets import find_target
 
 HIGHWAY = (REPO / "specs" / "highway_openvla.yaml").read_text()
@@ -65,7 +65,7 @@ def test_verl_is_a_parity_target_with_its_module() -> None:
     spec = load_spec_text(HIGHWAY, "s.yaml").spec
     planned = make_plan(spec).targets
     verl = PlannedTarget(find_target("verl", "0.7"), "grpo")
-    assert _parity_targets((*planned, verl))[-1] == ParityTarget("verl", "verl 0.7", "grpo", True)
+    assert _parity_targets((*planned, verl))[-1] == RunTarget("verl", "verl 0.7", "grpo", True)
     assert _parity_targets(planned[:1]) == ()  # one target: nothing to compare
 
 

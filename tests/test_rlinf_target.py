@@ -225,10 +225,14 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     new = load_spec_text(text, "s.yaml")
     a, b = generate(old.spec).tree, generate(new.spec).tree
     package = "src/highway_openvla"
-    # 0.3 adds the fidelity harness, which drives 0.3's workers, and the parity run over it
+    # 0.3 adds the fidelity harness, which drives 0.3's workers, and the parity and
+    # learning runs over it
     assert set(b.keys()) - set(a.keys()) == {
         "tests/test_rlinf_fidelity.py",
+        "tests/test_learning.py",
+        f"{package}/learn.py",
         f"{package}/targets/rlinf/cpu.py",
+        f"{package}/targets/rlinf/learn.py",
         f"{package}/targets/rlinf/parity.py",
     }
     assert set(a.keys()) <= set(b.keys())

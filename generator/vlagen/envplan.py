@@ -191,8 +191,9 @@ class EnvPlan:
 
     @property
     def backend_modules(self) -> dict[str, str]:
-        """Backend name → module in ``env/backends/``: the stand-in and the preset's."""
-        names = dict.fromkeys(("synthetic", self.preset.backend))
+        """Backend name → module in ``env/backends/``: the stand-in, the learning task
+        (``python -m <pkg>.learn``) and the preset's."""
+        names = dict.fromkeys(("synthetic", "learning", self.preset.backend))
         return {name: BACKEND_MODULES[name][0] for name in names}
 
     @property
@@ -226,6 +227,7 @@ class EnvPlan:
 #: gym env (navsim, bench2drive) and custom ones share one loader of a class by import path.
 BACKEND_MODULES = {
     "synthetic": ("synthetic", "synthetic"),
+    "learning": ("learning", "learning"),
     "gymnasium": ("gymnasium_env", "gymnasium_env"),
     "libero": ("libero", "libero"),
     "maniskill": ("maniskill", "maniskill"),

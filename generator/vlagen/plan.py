@@ -31,10 +31,10 @@ from .tree import Mode
 __all__ = [
     "GENERATED_MODULES",
     "Mode",
-    "ParityTarget",
     "Plan",
     "PlannedFile",
     "PlannedTarget",
+    "RunTarget",
     "make_plan",
 ]
 
@@ -60,13 +60,13 @@ class PlannedTarget:
 
 
 @dataclass(frozen=True)
-class ParityTarget:
-    """A target as the package's ``parity`` module lists it."""
+class RunTarget:
+    """A target as a package-wide run (``parity``, ``learn``) lists it."""
 
     framework: str
     title: str  #: ``RLinf 0.3``
     algorithm: str
-    has_module: bool  #: its template folder has a ``src/parity.py``
+    has_module: bool  #: its template folder has the run's module (``src/parity.py``, ...)
 
 
 @dataclass(frozen=True)
@@ -170,10 +170,16 @@ class Plan:
         return list(dict.fromkeys(found))
 
     @property
-    def parity(self) -> tuple[ParityTarget, ...]:
+    def parity(self) -> tuple[RunTarget, ...]:
         """The targets ``python -m <pkg>.parity`` compares; empty under two targets, where
         the package has no parity module."""
         return _parity_targets(self.targets)
+
+    @property
+    def learning(self) -> tuple[RunTarget, ...]:
+        """The targets ``python -m <pkg>.learn`` knows; empty where none has a learning run,
+        where the package has no learn module."""
+        return _learning_targets(self.targets)
 
     @property
     def cluster(self) -> str:
@@ -237,7 +243,8 @@ def make_plan(spec: Spec, text: str | None = None) -> Plan:
         + _env_files(package, env)
         + _model_files(package, model)
         + _target_files(package, targets)
-        + _parity_files(package, targets),
+        + _parity_files(package, targets)
+        + _learning_files(package, targets),
     )
 
 
@@ -272,7 +279,19 @@ def _decl(framework: str, version: str) -> TargetDecl:
 
 
 GENERATED_MODULES = frozenset(
-    {"__init__", "spec", "smoke", "progress", "constraints", "env", "model", "targets", "parity"}
+    {
+        "__init__",
+        "spec",
+        "smoke",
+        "progress",
+        "held",
+        "constraints",
+        "env",
+        "model",
+        "targets",
+        "parity",
+        "learn",
+    }
 )
 """The modules and subpackages vlagen writes directly under ``src/<package>/``: a class path
 (``model.class_path``, ``env.backend_class``) may not point into them."""
@@ -290,10 +309,12 @@ def _core_files(package: str) -> tuple[PlannedFile, ...]:
         PlannedFile("pyproject.toml", "package/pyproject.toml.jinja"),
         PlannedFile(f"{src}/__init__.py", "package/src/__init__.py.jinja"),
         PlannedFile(f"{src}/constraints.py", "package/src/constraints.py.jinja"),
+        PlannedFile(f"{src}/held.py", "package/src/held.py.jinja"),
         PlannedFile(f"{src}/progress.py", "package/src/progress.py.jinja"),
         PlannedFile(f"{src}/spec.json", "package/src/spec.json.jinja"),
         PlannedFile(f"{src}/spec.py", "package/src/spec.py.jinja"),
         PlannedFile("tests/test_constraints.py", "package/tests/test_constraints.py.jinja"),
+        PlannedFile("tests/test_held.py", "package/tests/test_held.py.jinja"),
         PlannedFile("tests/test_spec.py", "package/tests/test_spec.py.jinja"),
     )
 
@@ -422,21 +443,35 @@ _BARE = r"[A-Za-z0-9._-]+"
 PARITY_MODULE = "src/parity.py"
 
 
-def _parity_targets(targets: tuple[PlannedTarget, ...]) -> tuple[ParityTarget, ...]:
+def _parity_targets(targets: tuple[PlannedTarget, ...]) -> tuple[RunTarget, ...]:
     """The spec's targets with generated adapters, where there are two or more."""
-    with_files = [t for t in targets if t.decl.templates is not None]
-    if len(with_files) < 2:
-        return ()
+    found = _run_targets(targets, PARITY_MODULE)
+    return found if len(found) >= 2 else ()
+
+
+#: A target's learning run, in its template folder: ``learn`` and ``require`` (see the
+#: package's ``learn.py``).
+LEARN_MODULE = "src/learn.py"
+
+
+def _learning_targets(targets: tuple[PlannedTarget, ...]) -> tuple[RunTarget, ...]:
+    """The spec's targets with generated adapters, where one of them has a learning run."""
+    found = _run_targets(targets, LEARN_MODULE)
+    return found if any(t.has_module for t in found) else ()
+
+
+def _run_targets(targets: tuple[PlannedTarget, ...], module: str) -> tuple[RunTarget, ...]:
     root = templates_root() / "targets"
     return tuple(
-        ParityTarget(
+        RunTarget(
             t.decl.framework,
             f"{t.decl.title} {t.decl.version}",
             t.algorithm,
-            (root / str(t.decl.templates) / f"{PARITY_MODULE}.jinja").is_file()
-            and PARITY_MODULE not in getattr(t.plan, "omitted_templates", ()),
+            (root / str(t.decl.templates) / f"{module}.jinja").is_file()
+            and module not in getattr(t.plan, "omitted_templates", ()),
         )
-        for t in with_files
+        for t in targets
+        if t.decl.templates is not None
     )
 
 
@@ -447,4 +482,14 @@ def _parity_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[Pla
     return (
         PlannedFile(f"src/{package}/parity.py", "package/src/parity.py.jinja"),
         PlannedFile("tests/test_parity.py", "package/tests/test_parity.py.jinja"),
+    )
+
+
+def _learning_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
+    """``python -m <pkg>.learn`` and its test, where a target has a learning run."""
+    if not _learning_targets(targets):
+        return ()
+    return (
+        PlannedFile(f"src/{package}/learn.py", "package/src/learn.py.jinja"),
+        PlannedFile("tests/test_learning.py", "package/tests/test_learning.py.jinja"),
     )

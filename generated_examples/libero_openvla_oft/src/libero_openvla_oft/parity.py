@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from .env.core import VecEnv
+from .held import held_output
 
 LOGPROB_TOLERANCE = 1e-5  #: float32 log-probs of one token, between two frameworks
 FORMULA_TOLERANCE = 1e-5  #: a framework's advantages against its documented formula
@@ -628,57 +629,6 @@ def _token_width(ran: Sequence[Decisions]) -> int:
     return max([13] + [len(_tokens(r.tokens[0, 0])) for r in ran])
 
 
-@dataclass
-class Held:
-    """What :func:`_held_output` held back: the text, once the block is done."""
-
-    text: str = ""
-
-
-@contextlib.contextmanager
-def _held_output(hold: bool) -> Iterator[Held]:
-    """With ``hold``, everything written to this process's stdout and stderr inside the
-    block (the frameworks' logs and progress bars, their subprocesses' output) goes to a
-    temporary file instead: at the file descriptors, where every logger ends, and at
-    ``sys.stdout`` and ``sys.stderr`` (which may write elsewhere, as under pytest). The
-    table is then the command's output. Where the block raises, what was held is written
-    to stderr: the frameworks' last words are the explanation."""
-    held = Held()
-    if hold:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    try:
-        saved = (os.dup(1), os.dup(2)) if hold else None
-    except OSError:  # stdout or stderr closed: nothing to hold back
-        saved = None
-    if saved is None:
-        yield held
-        return
-    # Streams on the descriptors, left open: a logger made inside keeps its stream, which
-    # writes to the restored descriptors afterwards.
-    out = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")  # noqa: SIM115
-    err = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")  # noqa: SIM115
-    with tempfile.TemporaryFile() as log:
-        raised = True
-        try:
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                yield held
-            raised = False
-        finally:
-            out.flush()
-            err.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            log.seek(0)
-            held.text = log.read().decode(errors="replace")
-            if raised:
-                sys.stderr.write(held.text)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m libero_openvla_oft.parity", description=__doc__.split("\n")[0]
@@ -715,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     with (
         warnings.catch_warnings(record=True) as caught,
         tempfile.TemporaryDirectory(prefix="libero_openvla_oft-parity-") as scratch,
-        _held_output(not args.verbose) as held,
+        held_output(not args.verbose) as held,
     ):
         warnings.simplefilter("default")
         from .model import build_tiny  # torch, once the arguments stand

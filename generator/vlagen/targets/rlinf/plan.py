@@ -193,7 +193,7 @@ def make_rlinf_plan(spec: Spec, index: int, version: RlinfVersion) -> RlinfPlan:
         one_gpu_overrides=one_gpu_overrides(spec),
         omitted_templates=()
         if version.fidelity_harness
-        else ("tests/test_rlinf_fidelity.py", "src/cpu.py", "src/parity.py"),
+        else ("tests/test_rlinf_fidelity.py", "src/cpu.py", "src/parity.py", "src/learn.py"),
         read_elsewhere=read_elsewhere(config) if version.fidelity_harness else {},
     )
     problems = layout_problems(config, version.schema, exempt_keys(config, model.family))

@@ -11,6 +11,8 @@ a real tokenizer's are. Saved with ``save_pretrained`` beside the
 ``preprocessor_config.json`` of a Qwen2VLImageProcessor — the files a real checkpoint has —
 so that :meth:`~.policy.Policy.load` and :meth:`~.inputs.Preprocessor.from_checkpoint` run
 the real loading code on it.
+The action tokens' output rows are ordered by the values they decode to
+(:func:`~.action_tokens.order_action_rows`), as a fine-tuned checkpoint's are.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 import torch
 
 from ..spec import SPEC
-from .action_tokens import VOCAB_END
+from .action_tokens import VOCAB_END, order_action_rows
 from .inputs import CHAT, IMAGE_BLOCK
 
 SPECIALS = [
@@ -113,6 +115,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
     )
     torch.manual_seed(seed)
     model = Qwen2_5_VLForConditionalGeneration(config)
+    order_action_rows(model.get_output_embeddings().weight, seed)
     path = Path(directory)
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)

@@ -7,6 +7,8 @@ parameters at the spec's vocabulary size) and a word-level tokenizer whose last 
 ids are the action tokens, saved with ``save_pretrained`` beside a
 ``preprocessor_config.json`` — the files a real checkpoint has — so that
 :meth:`~.policy.Policy.load` runs the real loading code on it.
+The action tokens' output rows are ordered by the values they decode to
+(:func:`~.action_tokens.order_action_rows`), as a fine-tuned checkpoint's are.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 import torch
 
 from ..spec import SPEC
-from .action_tokens import BINS, VOCAB_END
+from .action_tokens import BINS, VOCAB_END, order_action_rows
 from .inputs import ACTION_PREFIX, IMAGE_SIZE
 
 SPECIALS = ["<unk>", "<s>", "</s>"]
@@ -129,6 +131,7 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> s
     config.norm_stats = {UNNORM_KEY: {"action": ACTION_STATS}}
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config)
+    order_action_rows(model.get_output_embeddings().weight, seed)
     path = Path(directory)
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)

@@ -264,10 +264,10 @@ def check_model_config(cfg: Mapping[str, Any]) -> None:
 def build_policy(
     cfg: Mapping[str, Any], torch_dtype: torch.dtype | None = None
 ) -> RLinfPolicy:
-    """RLinf's model builder: ``cfg`` is ``actor.model`` (or the rollout's copy of it)."""
-    device = default_device()
-    dtype = torch_dtype if device.type == "cuda" else torch.float32
-    return load_policy(cfg, device, dtype)
+    """RLinf's model builder: ``cfg`` is ``actor.model`` (or the rollout's copy of it), at
+    the dtype RLinf derives from its ``precision``, on any device (the learning run trains
+    the spec's dtype on a CPU)."""
+    return load_policy(cfg, default_device(), torch_dtype or torch.float32)
 
 
 def load_policy(

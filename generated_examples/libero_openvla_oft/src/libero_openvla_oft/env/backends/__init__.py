@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-BACKENDS = {"synthetic": "synthetic", "libero": "libero"}
+BACKENDS = {"synthetic": "synthetic", "learning": "learning", "libero": "libero"}
 
 
 def load_backend(name: str) -> ModuleType:

@@ -11,10 +11,16 @@ cannot run here:
 - ``Worker.torch_platform``: the accelerator API (CUDA/NPU); here the CPU.
 - ``Cluster`` / ``HybridComponentPlacement``: Ray's cluster and placement of worker groups;
   here one worker per group.
-- ``Worker.send_to`` / ``recv_from`` / ``broadcast`` and ``Channel``: Ray channels and
-  collectives between worker groups; here in-process queues that pass one shard through
-  RLinf's own ``split_fn`` / ``merge_fn``, with the rollout worker on a thread as its own
-  Ray actor would be (``broadcast`` is the env workers' start-up barrier: one rank).
+- ``Worker.send_to`` / ``recv_from`` / ``send`` / ``recv`` / ``broadcast`` and
+  ``Channel``: Ray channels and collectives between worker groups; here in-process queues
+  that pass one shard through RLinf's own ``split_fn`` / ``merge_fn``, and the weights the
+  actor's weight syncer sends to the rollout worker's, with each worker on a thread as its
+  own Ray actor would be (:class:`LocalGroup`).
+- ``WorkerGroup`` handles (``.wait()``): the runner calls each worker group through one;
+  here :class:`LocalGroup` runs the call on the worker's thread and returns a
+  :class:`Handle`.
+- The streams, events and pinned memory of ``Worker.torch_platform``: accelerator API;
+  here no-ops (a CPU copy is done when it returns).
 - ``create_device_mesh`` and the FSDP strategy: FSDP needs an accelerator per rank; the
   policy trains unwrapped and gradients are clipped with ``actor.optim.clip_grad``.
 - ``all_reduce_dict``: it averages with ``ReduceOp.AVG``, which only NCCL has; over one
@@ -32,10 +38,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import queue
+import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -100,6 +108,13 @@ def recv_from(group_name: str, channel: LocalChannel, **options: Any) -> Any:
     return Done(data) if options.get("async_op") else data
 
 
+class CpuStream:
+    """An accelerator stream on the CPU: work is done when a call returns."""
+
+    def synchronize(self) -> None:
+        return None
+
+
 class CpuPlatform:
     """``Worker.torch_platform`` (CUDA/NPU device management) on the CPU."""
 
@@ -108,6 +123,12 @@ class CpuPlatform:
 
     def is_available(self) -> bool:
         return False
+
+    def is_initialized(self) -> bool:
+        return True
+
+    def current_stream(self, device: Any = None) -> CpuStream:
+        return CpuStream()
 
     def set_device(self, index: int) -> None:
         return None
@@ -133,10 +154,17 @@ class OneRankPlacement:
 
 
 class UnwrappedStrategy:
-    """The FSDP strategy without FSDP (it needs an accelerator per rank)."""
+    """The FSDP strategy without FSDP (it needs an accelerator per rank); the state dict the
+    weight syncer sends is RLinf's own ``get_model_state_dict`` of the unwrapped policy."""
 
     def __init__(self, actor_cfg: DictConfig) -> None:
         self.clip = float(actor_cfg.optim.clip_grad)
+
+    def get_model_state_dict(
+        self, model: torch.nn.Module, cpu_offload: bool, full_state_dict: bool
+    ) -> dict:
+        base = import_rlinf("rlinf.hybrid_engines.fsdp.strategy.base").FSDPStrategyBase
+        return base.get_model_state_dict(self, model, cpu_offload, full_state_dict)
 
     def wrap_model(self, model: torch.nn.Module, device_mesh: Any) -> torch.nn.Module:
         return model
@@ -148,6 +176,108 @@ class UnwrappedStrategy:
         self, model: torch.nn.Module, is_last_micro_batch: bool
     ) -> Any:
         return contextlib.nullcontext()
+
+
+class Mailboxes:
+    """The messages between this process's workers: one FIFO per (receiving group, kind,
+    sending group)."""
+
+    def __init__(self) -> None:
+        self.boxes: dict[tuple[str, str, str], queue.Queue] = {}
+        self.lock = threading.Lock()
+
+    def box(self, to: str, kind: str, sender: str) -> queue.Queue:
+        with self.lock:
+            return self.boxes.setdefault((to, kind, sender), queue.Queue())
+
+
+MAIL = Mailboxes()
+
+
+def broadcast(
+    self: Any,
+    data: Any = None,
+    groups: Any = None,
+    src: Any = None,
+    async_op: bool = False,
+    **options: Any,
+) -> Any:
+    """``Worker.broadcast`` between the groups' one worker each: the source's ``data`` to
+    every other group (the actor's weights to the rollout worker; the env worker's start-up
+    barrier, where it is the only group)."""
+    me = self._group_name
+    source = (src or groups[0])[0]
+    if source == me:
+        for group, _ranks in groups:
+            if group != me:
+                MAIL.box(group, "broadcast", me).put(data)
+    else:
+        data = MAIL.box(me, "broadcast", source).get(timeout=TIMEOUT)
+    return Done(data) if async_op else data
+
+
+def send(
+    self: Any,
+    data: Any,
+    dst_group_name: str,
+    dst_rank: Any = 0,
+    async_op: bool = False,
+    **options: Any,
+) -> Any:
+    """``Worker.send`` to a group's one worker."""
+    MAIL.box(dst_group_name, "p2p", self._group_name).put(data)
+    return Done() if async_op else None
+
+
+def recv(
+    self: Any,
+    src_group_name: str,
+    src_rank: Any = 0,
+    async_op: bool = False,
+    **options: Any,
+) -> Any:
+    """``Worker.recv`` from a group's one worker."""
+    data = MAIL.box(self._group_name, "p2p", src_group_name).get(timeout=TIMEOUT)
+    return Done(data) if async_op else data
+
+
+class Handle:
+    """A ``WorkerGroupFuncResult``: one rank's result, and timings the runner logs (kept
+    by RLinf's ``Worker.timer`` on the worker itself)."""
+
+    def __init__(self, future: Future) -> None:
+        self.future = future
+
+    def wait(self) -> list[Any]:
+        return [self.future.result(TIMEOUT)]
+
+    def consume_durations(self, return_per_rank: bool = False) -> Any:
+        return ({}, [{}]) if return_per_rank else {}
+
+
+class LocalGroup:
+    """A worker group of one worker, on a thread of its own as its Ray actor would be: each
+    method call runs there (a coroutine to completion) and returns a :class:`Handle`."""
+
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
+        self.worker_group_name = worker._group_name
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=worker._group_name)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.worker, name)
+        if not callable(method):
+            return method
+
+        def call(*args: Any, **kwargs: Any) -> Handle:
+            if inspect.iscoroutinefunction(method):
+                return Handle(self._thread.submit(asyncio.run, method(*args, **kwargs)))
+            return Handle(self._thread.submit(method, *args, **kwargs))
+
+        return call
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
 
 
 def worker_init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -190,7 +320,9 @@ def cpu_cluster(tmp: Path) -> Iterator[None]:
             (worker_cls, "torch_device_type", "cpu"),
             (worker_cls, "send_to", lambda self, *a, **k: send_to(*a, **k)),
             (worker_cls, "recv_from", lambda self, *a, **k: recv_from(*a, **k)),
-            (worker_cls, "broadcast", lambda self, *a, **k: Done()),
+            (worker_cls, "broadcast", broadcast),
+            (worker_cls, "send", send),
+            (worker_cls, "recv", recv),
             (actor_module, "all_reduce_dict", lambda values, **k: dict(values)),
             (
                 manager,
@@ -263,12 +395,7 @@ def rollout_round(cfg: DictConfig) -> SimpleNamespace:
     received by the actor and its ``compute_advantages_and_returns``."""
     import_rlinf("rlinf.scheduler.cluster.utils").load_user_extension_module()
     cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
-    env_cls = import_rlinf("rlinf.workers.env.env_worker").EnvWorker
-    rollout_cls = import_rlinf(
-        "rlinf.workers.rollout.hf.huggingface_worker"
-    ).MultiStepRolloutWorker
-    actor_cls = import_rlinf("rlinf.workers.actor.fsdp_actor_worker").EmbodiedFSDPActor
-    env, rollout, actor = env_cls(cfg), rollout_cls(cfg), actor_cls(cfg)
+    env, rollout, actor = make_workers(cfg)
     env.init_worker()
     rollout.init_worker()
     actor.init_worker()
@@ -282,3 +409,23 @@ def rollout_round(cfg: DictConfig) -> SimpleNamespace:
     return SimpleNamespace(
         cfg=cfg, env=env, rollout=rollout, actor=actor, env_metrics=env_metrics
     )
+
+
+def make_workers(cfg: DictConfig) -> tuple[Any, Any, Any]:
+    """RLinf's env, rollout and actor workers of ``cfg``, each named by its group as the
+    workers address one another (``env.group_name``, ...)."""
+    env_cls = import_rlinf("rlinf.workers.env.env_worker").EnvWorker
+    rollout_cls = import_rlinf(
+        "rlinf.workers.rollout.hf.huggingface_worker"
+    ).MultiStepRolloutWorker
+    actor_cls = import_rlinf("rlinf.workers.actor.fsdp_actor_worker").EmbodiedFSDPActor
+    workers = []
+    for cls, group in (
+        (env_cls, cfg.env),
+        (rollout_cls, cfg.rollout),
+        (actor_cls, cfg.actor),
+    ):
+        worker = cls(cfg)
+        worker._group_name = group.group_name
+        workers.append(worker)
+    return workers[0], workers[1], workers[2]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-BACKENDS = {"synthetic": "synthetic", "navsim": "navsim"}
+BACKENDS = {"synthetic": "synthetic", "learning": "learning", "navsim": "navsim"}
 
 
 def load_backend(name: str) -> ModuleType:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-BACKENDS = {"synthetic": "synthetic", "gymnasium": "gymnasium_env"}
+BACKENDS = {
+    "synthetic": "synthetic",
+    "learning": "learning",
+    "gymnasium": "gymnasium_env",
+}
 
 
 def load_backend(name: str) -> ModuleType:

@@ -1,0 +1,110 @@
+"""The learning run fails when training is broken: each mutation of the issue's review
+(a flipped advantage sign, a loss mask one token off, a frozen adapter, an update bfloat16
+rounds away) makes ``python -m <pkg>.learn`` exit 1, and the unmutated run, side by side,
+passes.
+
+The run is the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO) through
+RLinf 0.3's own loop; each mutation is put in place by a bootstrap script in the run's own
+process, then the package's ``learn.main`` runs as the command does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import GOLDENS
+
+GOLDEN = GOLDENS / "libero_openvla_oft"
+PACKAGE = "libero_openvla_oft"
+UPDATES = "12"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("rlinf") is None, reason="needs RLinf 0.3"),
+]
+
+#: mutation → the code that makes it, run before the learning run in its process
+MUTATIONS = {
+    "control": "",
+    "advantage_sign": """
+        registry = importlib.import_module("rlinf.algorithms.registry").ADV_REGISTRY
+
+        def flipped(function):
+            def advantages(*args, **kwargs):
+                out = function(*args, **kwargs)
+                return (-out[0], *out[1:])
+
+            return advantages
+
+        for name, function in list(registry.items()):
+            registry[name] = flipped(function)
+    """,
+    "loss_mask_one_token_off": """
+        import torch
+
+        backbone = importlib.import_module(f"{PACKAGE}.model.backbone").Backbone
+        hidden = backbone.hidden
+
+        def shifted(self, *args, **kwargs):
+            states, past = hidden(self, *args, **kwargs)
+            # scoring for the loss (with autograd) reads each token's logits one place early
+            return (states.roll(1, dims=1) if torch.is_grad_enabled() else states), past
+
+        backbone.hidden = shifted
+    """,
+    "frozen_adapter": """
+        import torch
+
+        policy = importlib.import_module(f"{PACKAGE}.targets.rlinf.policy")
+        load = policy.load_policy
+
+        def frozen(*args, **kwargs):
+            model = load(*args, **kwargs)
+            for name, weight in model.named_parameters():
+                if "lora_" in name:
+                    weight.register_hook(torch.zeros_like)
+            return model
+
+        policy.load_policy = frozen
+    """,
+    "update_rounded_away_in_bfloat16": "ARGS += ['--lr', '1e-7']",
+}
+
+
+def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    script = tmp_path / "mutated.py"
+    script.write_text(
+        "import importlib, sys\n"
+        f"PACKAGE = {PACKAGE!r}\n"
+        f"ARGS = ['--target', 'rlinf', '--updates', {UPDATES!r}, '--out', {str(tmp_path)!r}]\n"
+        + textwrap.dedent(MUTATIONS[mutation])
+        + "\nif __name__ == '__main__':  # the env workers are spawned: they import this script\n"
+        + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(GOLDEN / "src"), "HOME": str(tmp_path)}
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_the_learning_run_fails_under_each_mutation(mutation: str, tmp_path: Path) -> None:
+    done = run(mutation, tmp_path)
+    report = done.stdout + done.stderr[-3000:]
+    if mutation == "control":
+        assert done.returncode == 0 and "learned" in done.stdout, report
+    else:
+        assert done.returncode == 1 and "DID NOT LEARN" in done.stdout, report
+    assert (tmp_path / "learning-rlinf.png").is_file()
