@@ -149,6 +149,7 @@ def test_check_fails_a_stale_package_and_says_to_regen(runner, spec_file, tmp_pa
     check = runner.invoke(main, ["check", str(changed), "-o", str(out)])
     assert check.exit_code == 1
     assert check.stdout == (
+        f"stale     {out / 'README.md'}\n"  # its note on the rate's steps in bfloat16
         f"stale     {out / 'src/tiny_vla/spec.json'}\n"
         f"stale     {edited}  (regen merges your edits in)\n"
         f"stale     {out / 'src/tiny_vla/targets/rlinf/config.yaml'}\n"
@@ -156,7 +157,7 @@ def test_check_fails_a_stale_package_and_says_to_regen(runner, spec_file, tmp_pa
         f"stale     {out / '.vlagen/manifest.json'}\n"
     )
     assert check.stderr == (
-        f"vlagen: {out} is stale (5 files differ from what the spec generates): "
+        f"vlagen: {out} is stale (6 files differ from what the spec generates): "
         f"run `vlagen regen {changed} -o {out}`\n"
     )
     assert runner.invoke(main, ["regen", str(changed), "-o", str(out)]).exit_code == 0

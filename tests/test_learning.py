@@ -1,7 +1,11 @@
-"""The learning run fails when training is broken: each mutation of the issue's review
-(a flipped advantage sign, a loss mask one token off, a frozen adapter, an update bfloat16
-rounds away) makes ``python -m <pkg>.learn`` exit 1, and the unmutated run, side by side,
-passes.
+"""The learning run fails when training is broken: each mutation (a flipped advantage sign,
+a loss that reads each token's logits one place off, a frozen adapter, rewards that have
+nothing to do with the actions, steps too small to move the policy) makes
+``python -m <pkg>.learn`` exit 1, and the unmutated run, side by side, passes.
+
+bfloat16's rounding itself is ``vlagen``'s check (``tests/test_updates.py``): at the tiny
+model's size no rate both trains it in float32 and is rounded away in bfloat16, since its
+LoRA B matrices start at zero, where every step is representable.
 
 The run is the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO) through
 RLinf 0.3's own loop; each mutation is put in place by a bootstrap script in the run's own
@@ -49,15 +53,17 @@ MUTATIONS = {
     "loss_mask_one_token_off": """
         import torch
 
-        backbone = importlib.import_module(f"{PACKAGE}.model.backbone").Backbone
-        hidden = backbone.hidden
+        policy = importlib.import_module(f"{PACKAGE}.model.policy").Policy
+        evaluate = policy.evaluate
 
         def shifted(self, *args, **kwargs):
-            states, past = hidden(self, *args, **kwargs)
-            # scoring for the loss (with autograd) reads each token's logits one place early
-            return (states.roll(1, dims=1) if torch.is_grad_enabled() else states), past
+            log_probs, entropy, values = evaluate(self, *args, **kwargs)
+            if torch.is_grad_enabled():  # the loss's mask starts one token late: the first
+                # action token (the one the task judges) is scored but never trained
+                log_probs = torch.cat([log_probs[:, :1].detach(), log_probs[:, 1:]], dim=1)
+            return log_probs, entropy, values
 
-        backbone.hidden = shifted
+        policy.evaluate = shifted
     """,
     "frozen_adapter": """
         import torch
@@ -74,7 +80,25 @@ MUTATIONS = {
 
         policy.load_policy = frozen
     """,
-    "update_rounded_away_in_bfloat16": "ARGS += ['--lr', '1e-7']",
+    "rewards_unrelated_to_actions": """
+        import torch
+
+        registry = importlib.import_module("rlinf.algorithms.registry").ADV_REGISTRY
+        shuffle = torch.Generator().manual_seed(1)
+
+        def shuffled(function):
+            def advantages(*args, **kwargs):
+                rewards = kwargs["rewards"]
+                order = torch.randperm(rewards.numel(), generator=shuffle)
+                kwargs["rewards"] = rewards.flatten()[order].view_as(rewards)
+                return function(*args, **kwargs)
+
+            return advantages
+
+        for name, function in list(registry.items()):
+            registry[name] = shuffled(function)
+    """,
+    "steps_too_small": "ARGS += ['--lr', '1e-7']",
 }
 
 
@@ -85,7 +109,7 @@ def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
         f"PACKAGE = {PACKAGE!r}\n"
         f"ARGS = ['--target', 'rlinf', '--updates', {UPDATES!r}, '--out', {str(tmp_path)!r}]\n"
         + textwrap.dedent(MUTATIONS[mutation])
-        + "\nif __name__ == '__main__':  # the env workers are spawned: they import this script\n"
+        + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(GOLDEN / "src"), "HOME": str(tmp_path)}

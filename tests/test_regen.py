@@ -41,7 +41,7 @@ PACKAGE = "src/libero_openvla_oft"
 
 
 def test_a_learning_rate_reaches_the_spec_and_each_framework_config() -> None:
-    changed = _changed("libero_openvla_oft.yaml", "learning_rate: 5.0e-6", "learning_rate: 1e-5")
+    changed = _changed("libero_openvla_oft.yaml", "learning_rate: 1.0e-4", "learning_rate: 2e-4")
     assert changed == [
         "README.md",  # the siiRL section's map onto siiRL's SRPO example lists the rate
         f"{PACKAGE}/spec.json",

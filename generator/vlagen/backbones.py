@@ -57,6 +57,9 @@ class BackboneDecl:
     tiny_text: dict[str, Any] = field(default_factory=dict)  #: tiny text-config extras
     tiny_vision: dict[str, Any] = field(default_factory=dict)  #: tiny vision config
     summary: str = ""
+    width: int = 4096
+    """The language model's hidden size in the checkpoints users start from (7-8B), the
+    in-features of the layers LoRA adapts: :mod:`vlagen.updates` sizes their weights by it."""
 
     @property
     def processor(self) -> bool:
@@ -98,6 +101,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             image_processor="Qwen2VLImageProcessor",
             patch=14,
             merge=2,
+            width=3584,  # Qwen2.5-VL-7B
             model_types=("qwen2_5_vl",),
             image_block=_QWEN_BLOCK,
             chat=_QWEN_CHAT,

@@ -237,6 +237,9 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
         click.echo(f"vlagen: {ask}", err=True)
     if asks:
         raise SystemExit(1)
+    for note in output.plan.update_notes.values():
+        if note.warns:
+            click.echo(f"vlagen: warning: {note.text}", err=True)
     if fresh and not dry_run:
         click.echo(f"next: read {out_dir / 'README.md'}: how to install, test and launch it")
 
@@ -525,6 +528,8 @@ def targets_fit(spec: Path) -> None:
         raise SpecError(str(spec), common)
     for fit in found:
         click.echo(f"{fit.label}: {'fits' if not fit.problems else 'refused'}")
+        if fit.update is not None:
+            click.echo(f"  {'warning: ' if fit.update.warns else ''}{fit.update.text}")
         for issue in fit.problems:
             where = f"line {issue.line}: " if issue.line else ""
             click.echo(f"  {where}{issue.dotted or '(spec)'}: {issue.message}")

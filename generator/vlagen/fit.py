@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from .errors import Issue, SpecError
 from .load import load_spec_data
 from .targets import TargetDecl, all_targets
+from .updates import UpdateNote, update_note
 from .yamlsource import SourceMap, parse_yaml
 
 
@@ -32,6 +33,7 @@ class Fit:
     problems: tuple[Issue, ...]  #: empty where the spec, so targeted, is valid
     without_value_head: bool = False  #: the spec's value head was tried as false
     declared: bool = False  #: the spec targets this framework at this version
+    update: UpdateNote | None = None  #: how much of each step its weights keep, if it fits
 
     @property
     def label(self) -> str:
@@ -84,14 +86,16 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         index = configs.get(target.framework)
         if index is not None:  # the framework's own keys, tried on each of its versions
             trial_data["targets"][0]["config"] = listed[index]["config"]
+        update = None
         try:
-            load_spec_data(trial_data, trial_source, path, trial, probe=False)
+            loaded = load_spec_data(trial_data, trial_source, path, trial, probe=False)
         except SpecError as exc:
             problems = tuple(_in_config(issue, index, source) for issue in exc.issues)
         else:
             problems = ()
+            update = update_note(loaded.spec, 0, target)
         mine = (target.framework, target.version) in declared
-        found.append(Fit(target, algorithm, problems, drop, mine))
+        found.append(Fit(target, algorithm, problems, drop, mine, update))
     return tuple(found)
 
 

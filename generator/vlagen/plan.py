@@ -27,6 +27,7 @@ from .schema import schema_text
 from .spec import SCHEMA_FILE, Spec
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
 from .tree import Mode
+from .updates import UpdateNote, update_note
 
 __all__ = [
     "GENERATED_MODULES",
@@ -174,6 +175,16 @@ class Plan:
         """The targets ``python -m <pkg>.parity`` compares; empty under two targets, where
         the package has no parity module."""
         return _parity_targets(self.targets)
+
+    @property
+    def update_notes(self) -> dict[str, UpdateNote]:
+        """Per framework, how much of each optimizer step its bfloat16 weights keep (only
+        the targets that hold them in ``model.dtype``)."""
+        notes = (
+            (t.decl.framework, update_note(self.spec, i, t.decl))
+            for i, t in enumerate(self.targets)
+        )
+        return {framework: note for framework, note in notes if note is not None}
 
     @property
     def learning(self) -> tuple[RunTarget, ...]:

@@ -90,6 +90,17 @@ class FrameworkSource:
 
 
 @dataclass(frozen=True)
+class WeightsDtype:
+    """The config key by which a target holds its trainable weights in ``model.dtype``."""
+
+    key: str  #: ``actor.model.precision``
+    source: str  #: the framework file and function that reads it
+    float32: str  #: the key's value for float32 weights (``fp32``)
+    #: The package's config sets the key to ``model.dtype``; else to :attr:`float32`.
+    follows_model: bool = True
+
+
+@dataclass(frozen=True)
 class TargetDecl:
     """What vlagen knows about one framework version line.
 
@@ -157,6 +168,10 @@ class TargetDecl:
     #: The keys the target derives from the spec's ``training`` block (its batch keys, the
     #: learning rate, seeds), and from what: a spec's ``targets[i].config`` may not set them.
     derived: Callable[[Spec, int], tuple[Derived, ...]] | None = None
+    #: The config key that decides the dtype of the trainable weights (what the optimizer
+    #: steps); ``None`` where the framework keeps float32 weights for its optimizer whatever
+    #: the model's dtype (see :mod:`vlagen.updates`).
+    weights_dtype: WeightsDtype | None = None
 
     @property
     def pinned_version(self) -> str:

@@ -4,7 +4,7 @@ holds the plan, checks and contract)."""
 
 from __future__ import annotations
 
-from . import FrameworkSource, TargetDecl
+from . import FrameworkSource, TargetDecl, WeightsDtype
 from .common.config_schema import load_schema
 from .verl.checks import verl_checks
 from .verl.contract import CONTRACT
@@ -78,6 +78,14 @@ TARGET = TargetDecl(
     contract=CONTRACT,
     checks=(verl_checks,),
     templates="verl",
+    # the actor is built at model_dtype and AdamW steps its parameters; the package's
+    # config keeps verl's float32, mixed precision computing in the spec's dtype
+    weights_dtype=WeightsDtype(
+        "actor_rollout_ref.actor.fsdp_config.model_dtype",
+        "verl/workers/fsdp_workers.py: _build_model_optimizer",
+        "float32",
+        follows_model=False,
+    ),
     planner=make_verl_plan,
     config_keys=lambda: load_schema(SCHEMA)["keys"],
     derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),

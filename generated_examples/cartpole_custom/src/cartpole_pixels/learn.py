@@ -3,26 +3,28 @@
 """A learning run: the tiny policy trained through each framework's own loop, on the CPU.
 
     python -m cartpole_pixels.learn                              # every target that has one
-    python -m cartpole_pixels.learn --target rlinf --updates 32 --out runs/
+    python -m cartpole_pixels.learn --target rlinf --updates 24 --out runs/
 
 The task is the ``learning`` backend's (:mod:`.env.backends.learning`): each episode is one
-decision, and succeeds when the first control lands in the top quarter of its range, so a
-policy that acts uniformly succeeds about 1 time in 4 and one that learned almost always.
-Each target's ``targets/<framework>/learn.py`` runs its framework's own loop over this
-package (its env and rollout workers, its advantage code, its actor's update, its weight
-sync back to the rollout), ``--updates`` times, on a tiny random checkpoint of the spec's
-model, at the dtype, LoRA, optimizer, clipping and mini-batches of the generated config.
-One setting is the run's own: the learning rate (``--lr``, :data:`LEARNING_RATE`). The
-spec's rate is for the full-size model; a tiny one moves too little at it to learn within a
-few dozen updates. Whether the spec's rate survives the trainable weights' dtype at full
-size is ``vlagen``'s check, not this run's.
+decision, and succeeds when the first control lands in the aimed quarter of its range. Each
+target learns it twice from the same checkpoint, aimed at the top quarter and at its mirror,
+the bottom one: a policy that learned succeeds almost always in both, while one that drifted
+into a corner without learning (a broken reward or advantage can do that) succeeds in one
+at most. Each target's ``targets/<framework>/learn.py`` runs its framework's own loop over
+this package (its env and rollout workers, its advantage code, its actor's update, its
+weight sync back to the rollout), ``--updates`` times, on a tiny random checkpoint of the
+spec's model, at the dtype, LoRA, optimizer, clipping and mini-batches of the generated
+config. One setting is the run's own: the learning rate (``--lr``, :data:`LEARNING_RATE`).
+The spec's rate is for the full-size model; a tiny one moves too little at it to learn
+within a few dozen updates. Whether the spec's rate survives the trainable weights' dtype at
+full size is ``vlagen``'s check (``vlagen targets fit``), not this run's.
 
-The verdict: the run learned when the success rate of the last quarter of the updates is
-above that of the first quarter (the untrained policy: the run's measure of chance) by a
-one-sided Fisher exact test at :data:`ALPHA`, and the update changed trainable weights.
-The command prints the rate per update and the verdict, writes the curve as
-``learning-<framework>.png`` in ``--out``, and exits 0 when every target that ran learned, 1
-when one did not, 2 on a usage error.
+The verdict: a target learned when, in both runs, the success rate of the last quarter of
+the updates is above that of the first quarter (the policy before and while it starts
+learning: the run's measure of chance) by a one-sided Fisher exact test at :data:`ALPHA`,
+and the updates changed trainable weights. The command prints the rates per update and the
+verdict, writes the curves as ``learning-<framework>.png`` in ``--out``, and exits 0 when
+every target that ran learned, 1 when one did not, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import traceback
 import warnings
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -46,11 +48,15 @@ import numpy as np
 
 from .held import held_output
 
-LEARNING_RATE = 1e-3  #: the tiny policy's Adam step (see the module docstring)
-UPDATES = 16  #: updates per run
+LEARNING_RATE = 3e-3  #: the tiny policy's Adam step (see the module docstring)
+UPDATES = 16  #: updates per run (two runs per target: the top quarter and the bottom)
 ENVS = 16  #: episodes per update
 ALPHA = 1e-3  #: the Fisher test's level: "clearly above chance"
 SEED = 0  #: the tiny checkpoint's and the frameworks' seed
+QUARTERS = (
+    "top",
+    "bottom",
+)  #: the two runs of each target (``env.backends.learning.QUARTERS``)
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Curve:
     trainable: int  #: trainable tensors
     dtype: str  #: the trainable weights' dtype
     lr: float
+    quarter: str = "top"  #: the quarter the task aimed at (``learning.QUARTERS``)
 
     @property
     def rates(self) -> list[float]:
@@ -145,37 +152,50 @@ def _rate(counts: tuple[int, int]) -> str:
 # -- the report --------------------------------------------------------------------------------
 
 
-def report(target: Target, curve: Curve, found: Verdict, picture: Path) -> str:
-    """The curve as a table, then the verdict."""
+def report(
+    target: Target, curves: Sequence[Curve], found: Sequence[Verdict], picture: Path
+) -> str:
+    """The curves as one table, a column per aimed quarter, then the verdicts."""
+    first = curves[0]
     lines = [
-        f"{target.title} ({target.algorithm}): {curve.code}",
-        f"  tiny checkpoint, trainable weights {curve.dtype}, lr {curve.lr:g}, {len(curve.successes)} updates",
-        "  update  success  rate",
+        f"{target.title} ({target.algorithm}): {first.code}",
+        f"  tiny checkpoint, trainable weights {first.dtype}, lr {first.lr:g}, {len(first.successes)} updates per quarter",
+        "  update" + "".join(f"  {c.quarter + ' quarter':<20}" for c in curves),
     ]
-    for i, (s, e) in enumerate(zip(curve.successes, curve.episodes, strict=True)):
-        rate = s / max(e, 1)
-        lines.append(f"  {i:>6}  {s:>3}/{e:<3}  {rate:4.2f} {'#' * round(rate * 20)}")
-    w = window(len(curve.successes))
-    lines.append(
-        f"  first {w} updates {_rate(found.first)}, last {w} {_rate(found.last)}; "
-        f"Fisher p = {found.p_value:.2g}; trainable tensors changed: "
-        f"{curve.changed}/{curve.trainable}"
-    )
-    lines.append(
-        f"  {'learned' if found.learned else 'DID NOT LEARN: ' + found.reason}"
-    )
-    lines.append(f"  curve: {picture}")
+    for i in range(len(first.successes)):
+        cells = ""
+        for c in curves:
+            s, e = c.successes[i], c.episodes[i]
+            rate = s / max(e, 1)
+            cells += f"  {s:>3}/{e:<3} {rate:4.2f} {'#' * round(rate * 10):<10}"
+        lines.append(f"  {i:>6}{cells}")
+    w = window(len(first.successes))
+    for c, v in zip(curves, found, strict=True):
+        lines.append(
+            f"  {c.quarter}: first {w} updates {_rate(v.first)}, last {w} {_rate(v.last)}; "
+            f"Fisher p = {v.p_value:.2g}; trainable tensors changed: {c.changed}/{c.trainable}"
+            + ("" if v.learned else f"; DID NOT LEARN: {v.reason}")
+        )
+    learned = all(v.learned for v in found)
+    lines.append(f"  {'learned' if learned else 'DID NOT LEARN'}")
+    lines.append(f"  curves: {picture}")
     return "\n".join(lines)
 
 
-def draw(curve: Curve, path: Path, size: tuple[int, int] = (480, 240)) -> None:
-    """The success rate per update as a PNG: rates 0, 0.25 .. 1 as grey lines, the curve in
-    blue, the first and last quarters' rates as dashed orange lines."""
+#: the curves' colours, by aimed quarter
+COLOURS = {"top": (30, 80, 200), "bottom": (20, 150, 70)}
+
+
+def draw(
+    curves: Sequence[Curve], path: Path, size: tuple[int, int] = (480, 240)
+) -> None:
+    """The success rates per update as a PNG: rates 0, 0.25 .. 1 as grey lines, the top
+    quarter's curve in blue and the bottom's in green, each run's first and last quarters'
+    rates as dashed orange lines."""
     width, height = size
     margin = 16
     canvas = np.full((height, width, 3), 255, np.uint8)
-    rates = curve.rates
-    n = len(rates)
+    n = max(len(c.successes) for c in curves)
 
     def x(i: float) -> float:
         return margin + (width - 2 * margin) * (i / max(n - 1, 1))
@@ -185,19 +205,21 @@ def draw(curve: Curve, path: Path, size: tuple[int, int] = (480, 240)) -> None:
 
     for level in (0.0, 0.25, 0.5, 0.75, 1.0):
         canvas[round(y(level)), margin : width - margin] = (200, 200, 200)
-    found = verdict(curve)
     w = window(n)
-    for counts, start in ((found.first, 0), (found.last, n - w)):
-        rate = counts[0] / max(counts[1], 1)
-        row = round(y(rate))
-        for col in range(round(x(start)), round(x(start + w - 1)) + 1):
-            if (col // 4) % 2 == 0:
-                canvas[row, col] = (230, 120, 20)
-    for i in range(n - 1):
-        _line(canvas, (x(i), y(rates[i])), (x(i + 1), y(rates[i + 1])), (30, 80, 200))
-    for i in range(n):
-        r, c = round(y(rates[i])), round(x(i))
-        canvas[max(r - 2, 0) : r + 3, max(c - 2, 0) : c + 3] = (30, 80, 200)
+    for curve in curves:
+        found = verdict(curve)
+        for counts, start in ((found.first, 0), (found.last, n - w)):
+            row = round(y(counts[0] / max(counts[1], 1)))
+            for col in range(round(x(start)), round(x(start + w - 1)) + 1):
+                if (col // 4) % 2 == 0:
+                    canvas[row, col] = (230, 120, 20)
+    for curve in curves:
+        rates, colour = curve.rates, COLOURS.get(curve.quarter, (0, 0, 0))
+        for i in range(len(rates) - 1):
+            _line(canvas, (x(i), y(rates[i])), (x(i + 1), y(rates[i + 1])), colour)
+        for i, rate in enumerate(rates):
+            r, c = round(y(rate)), round(x(i))
+            canvas[max(r - 2, 0) : r + 3, max(c - 2, 0) : c + 3] = colour
     path.write_bytes(_png(canvas))
 
 
@@ -243,12 +265,24 @@ def run(
     updates: int,
     envs: int,
     lr: float,
+    quarter: str = "top",
     seed: int = SEED,
 ) -> Curve:
-    """``target``'s learning run (its framework installed; see :func:`learn_module`)."""
-    return learn_module(target).learn(
-        checkpoint, updates=updates, envs=envs, lr=lr, seed=seed
-    )
+    """``target``'s learning run aimed at ``quarter`` (its framework installed; see
+    :func:`learn_module`)."""
+    import torch
+
+    from .env.backends import learning
+
+    learning.aim(quarter)
+    torch.manual_seed(seed)
+    try:
+        curve = learn_module(target).learn(
+            checkpoint, updates=updates, envs=envs, lr=lr, seed=seed
+        )
+    finally:
+        learning.aim("top")
+    return replace(curve, quarter=quarter)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,22 +352,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .model import build_tiny  # torch, once the arguments stand
 
             checkpoint = args.checkpoint or build_tiny(scratch, seed=SEED)
+            options = {"updates": args.updates, "envs": args.envs, "lr": args.lr}
             try:
-                curve = run(
-                    target, checkpoint, updates=args.updates, envs=args.envs, lr=args.lr
-                )
+                curves = [
+                    run(target, checkpoint, quarter=q, **options) for q in QUARTERS
+                ]
             except Exception:  # noqa: BLE001 - this target's failure, reported below
-                curve, trace = None, traceback.format_exc()
-        if curve is None:
+                curves, trace = [], traceback.format_exc()
+        if not curves:
             sys.stderr.write(held.text + trace)
             print(f"{target.title}: FAILED, see the traceback above")
             status = 1
             continue
-        found = verdict(curve)
+        found = [verdict(c) for c in curves]
         picture = out / f"learning-{target.framework}.png"
-        draw(curve, picture)
-        print(report(target, curve, found, picture))
-        status = status or (0 if found.learned else 1)
+        draw(curves, picture)
+        print(report(target, curves, found, picture))
+        status = status or (0 if all(v.learned for v in found) else 1)
     return status
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "1b0c3627033a19e53cc50da2f68ddc55e399ffbc3d084595ed0a0930b8f8138c"
+SPEC_HASH: Final = "7563d4680dad1dd18480f3ec6c739b16f47a4aa1e43840b5123ca3bba1586994"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -367,7 +367,7 @@ SPEC: Final = Spec(
     ),
     training=Training(
         seed=42,
-        learning_rate=5e-06,
+        learning_rate=0.0001,
         groups=16,
         group_size=8,
         envs=None,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...contracts import Contract
-from .. import TargetDecl, WarningFilter
+from .. import TargetDecl, WarningFilter, WeightsDtype
 from ..common.config_schema import load_schema
 from .checks import rlinf_checks
 from .config import RlinfVersion
@@ -132,6 +132,11 @@ def rlinf_target(version_line: str) -> TargetDecl:
         checks=rlinf_checks,
         templates="rlinf",
         planner=planner,
+        # get_model casts the model to precision and FSDP1 wraps it as it is: AdamW steps
+        # bf16 weights (mixed_precision.param_dtype sets the compute dtype only)
+        weights_dtype=WeightsDtype(
+            "actor.model.precision", "rlinf/models/__init__.py: get_model", "fp32"
+        ),
         config_keys=lambda: load_schema(version.schema)["keys"],
         derived=derived,
         # What the modules the verification tests import from RLinf (installed --no-deps)

@@ -215,8 +215,12 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "use_kl_loss": False,
                 "optim": {"lr": training.learning_rate, "weight_decay": 0.0},
                 "fsdp_config": {
-                    # verl's PrecisionType spells these as the spec does (bfloat16, ...)
-                    "model_dtype": model.dtype,
+                    # float32 weights for AdamW, as verl builds its actor by default (a step
+                    # of 1e-6 changes 2% of bfloat16 weights: vlagen.updates); the spec's
+                    # dtype is the compute dtype of FSDP's mixed precision. verl's
+                    # PrecisionType spells both as the spec does (bfloat16, ...)
+                    "model_dtype": "float32",
+                    "dtype": model.dtype,
                     "param_offload": False,
                     "optimizer_offload": False,
                     "forward_prefetch": True,

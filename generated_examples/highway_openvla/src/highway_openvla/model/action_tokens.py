@@ -94,18 +94,23 @@ def canonical_actions(
     return gripper_to_canonical(values).clamp(-1.0, 1.0)
 
 
+ORDER = 0.3
+"""How far :func:`order_action_rows` moves the rows of the two extreme values apart, along its
+direction: enough for an adapter to move the action distribution by shifting the hidden
+state, little enough that the untrained policy still reaches both ends of the range."""
+
+
 def order_action_rows(rows: torch.Tensor, seed: int) -> None:
     """Give a tiny checkpoint's action tokens the order a fine-tuned checkpoint's have, in
-    place: each token's output row ``rows[FIRST_TOKEN + j]`` moves by its decoded value along
-    one random unit direction (seeded by ``seed``). Neighbouring bins then score alike, and a
-    shift of the last hidden state along that direction moves the whole action distribution
-    toward higher or lower values, as it does in a trained VLA; with rows of independent
-    noise, an adapter that cannot touch the output layer (LoRA) has nothing to move."""
+    place: each token's output row ``rows[FIRST_TOKEN + j]`` moves by its decoded value times
+    :data:`ORDER` along one random direction (seeded by ``seed``). Neighbouring bins then
+    score alike, and a shift of the last hidden state along that direction moves the whole
+    action distribution toward higher or lower values, as it does in a trained VLA; with rows
+    of independent noise, an adapter that cannot touch the output layer (LoRA) has nothing
+    to move."""
     generator = torch.Generator().manual_seed(seed)
     direction = torch.randn(rows.shape[1], generator=generator)
-    ids = torch.arange(FIRST_TOKEN, VOCAB_END)
-    values = ActionTokenizer().decode(ids)
+    direction *= ORDER / direction.norm()
+    values = ActionTokenizer().decode(torch.arange(FIRST_TOKEN, VOCAB_END))
     with torch.no_grad():
-        rows[FIRST_TOKEN:VOCAB_END] += (
-            values[:, None] * direction / direction.norm()
-        ).to(rows)
+        rows[FIRST_TOKEN:VOCAB_END] += (values[:, None] * direction).to(rows)

@@ -42,6 +42,7 @@ import inspect
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -76,6 +77,51 @@ class Done:
         return self.value
 
 
+class Failure:
+    """The first error a worker of this process raised. Each wait of the harness stops on it:
+    a worker blocked on a queue for a peer that died would otherwise wait :data:`TIMEOUT`
+    seconds and then report the empty queue, not the peer's error."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+
+    def record(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+
+    def reset(self) -> None:
+        self.error = None
+
+
+FAILURE = Failure()
+
+
+def recorded(method: Any, *args: Any, **kwargs: Any) -> Any:
+    """``method(*args, **kwargs)`` (a coroutine run to completion), its error recorded in
+    :data:`FAILURE` for the other workers' waits."""
+    try:
+        out = method(*args, **kwargs)
+        return asyncio.run(out) if inspect.iscoroutine(out) else out
+    except BaseException as error:
+        FAILURE.record(error)
+        raise
+
+
+def wait_for(items: queue.Queue) -> Any:
+    """The next item of ``items``, or the error of the worker that failed first."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        if FAILURE.error is not None:
+            raise RuntimeError(
+                "a worker of this process failed first"
+            ) from FAILURE.error
+        try:
+            return items.get(timeout=0.2)
+        except queue.Empty:
+            if time.monotonic() > deadline:
+                raise
+
+
 class LocalChannel:
     """``rlinf.scheduler.Channel`` between two workers of this process: a FIFO."""
 
@@ -87,7 +133,7 @@ class LocalChannel:
         return Done()
 
     def get(self, key: Any = None, async_op: bool = False) -> Done:
-        return Done(self.items.get(timeout=TIMEOUT))
+        return Done(wait_for(self.items))
 
 
 def send_to(group_name: str, channel: LocalChannel, data: Any, **options: Any) -> Done:
@@ -212,7 +258,7 @@ def broadcast(
             if group != me:
                 MAIL.box(group, "broadcast", me).put(data)
     else:
-        data = MAIL.box(me, "broadcast", source).get(timeout=TIMEOUT)
+        data = wait_for(MAIL.box(me, "broadcast", source))
     return Done(data) if async_op else data
 
 
@@ -237,7 +283,7 @@ def recv(
     **options: Any,
 ) -> Any:
     """``Worker.recv`` from a group's one worker."""
-    data = MAIL.box(self._group_name, "p2p", src_group_name).get(timeout=TIMEOUT)
+    data = wait_for(MAIL.box(self._group_name, "p2p", src_group_name))
     return Done(data) if async_op else data
 
 
@@ -270,9 +316,7 @@ class LocalGroup:
             return method
 
         def call(*args: Any, **kwargs: Any) -> Handle:
-            if inspect.iscoroutinefunction(method):
-                return Handle(self._thread.submit(asyncio.run, method(*args, **kwargs)))
-            return Handle(self._thread.submit(method, *args, **kwargs))
+            return Handle(self._thread.submit(recorded, method, *args, **kwargs))
 
         return call
 
@@ -299,6 +343,7 @@ def cpu_cluster(tmp: Path) -> Iterator[None]:
     file in ``tmp``)."""
     import transformers
 
+    FAILURE.reset()
     with contextlib.ExitStack() as stack:
         if not hasattr(
             transformers, "AutoModelForVision2Seq"
@@ -400,8 +445,8 @@ def rollout_round(cfg: DictConfig) -> SimpleNamespace:
     actor.init_worker()
     to_rollout, to_env, to_actor = LocalChannel(), LocalChannel(), LocalChannel()
     with ThreadPoolExecutor(1) as pool:  # the rollout worker, as its own Ray actor
-        generated = pool.submit(asyncio.run, rollout.generate(to_rollout, to_env))
-        env_metrics = asyncio.run(env.interact(to_env, to_rollout, None, to_actor))
+        generated = pool.submit(recorded, rollout.generate, to_rollout, to_env)
+        env_metrics = recorded(env.interact, to_env, to_rollout, None, to_actor)
         generated.result(TIMEOUT)  # re-raises the rollout worker's error
     asyncio.run(actor.recv_rollout_trajectories(to_actor))
     actor.compute_advantages_and_returns()

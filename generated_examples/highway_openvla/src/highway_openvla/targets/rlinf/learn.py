@@ -46,16 +46,19 @@ require = require_rlinf  #: raises a RuntimeError saying what RLinf's path lacks
 
 class Rates:
     """RLinf's ``MetricLogger`` without its TensorBoard, W&B or SwanLab backends: the
-    success rate and episodes of each step the runner logs."""
+    success rate and the episodes (``env/num_trajectories``) of each step the runner logs."""
 
-    def __init__(self, cfg: DictConfig, episodes: int) -> None:
+    def __init__(self, cfg: DictConfig) -> None:
         self.log_path = str(cfg.runner.logger.log_path)
-        self.episodes = episodes
-        self.rates: dict[int, float] = {}
+        self.rates: dict[
+            int, float
+        ] = {}  #: per step: the share of episodes that succeeded
+        self.episodes: dict[int, int] = {}  #: per step: the episodes that ended
 
     def log(self, data: dict[str, Any], step: int, **options: Any) -> None:
         if "env/success_once" in data:
             self.rates[step] = float(data["env/success_once"])
+            self.episodes[step] = round(float(data.get("env/num_trajectories", 0)))
 
     def finish(self) -> None:
         return None
@@ -99,12 +102,13 @@ def learning_config(
 def learn(checkpoint: str, *, updates: int, envs: int, lr: float, seed: int) -> Curve:
     """RLinf's loop on the learning task, ``updates`` times over ``envs`` episodes."""
     group = int(OmegaConf.load(HERE / "config.yaml").algorithm.group_size)
-    envs = group * math.ceil(envs / group)  # whole groups
+    whole = math.lcm(group, 4)  # whole groups, whole mini-batches
+    envs = whole * math.ceil(envs / whole)
     runner_module = import_rlinf("rlinf.runners.embodied_runner")
     with tempfile.TemporaryDirectory(prefix="rlinf-learn-") as scratch:
         tmp = Path(scratch)
         cfg = learning_config(checkpoint, tmp / "logs", envs, updates, lr, seed)
-        rates = Rates(cfg, envs)
+        rates = Rates(cfg)
         with (
             cpu_cluster(tmp),
             mock.patch.object(runner_module, "MetricLogger", lambda cfg: rates),
@@ -114,12 +118,15 @@ def learn(checkpoint: str, *, updates: int, envs: int, lr: float, seed: int) -> 
         ):
             import_rlinf("rlinf.scheduler.cluster.utils").load_user_extension_module()
             cfg = import_rlinf("rlinf.config").validate_cfg(cfg)
+            torch.manual_seed(
+                seed
+            )  # the rollout worker samples from torch's global stream
             groups = [LocalGroup(worker) for worker in make_workers(cfg)]
             env, rollout, actor = groups
+            runner = runner_module.EmbodiedRunner(
+                cfg=cfg, actor=actor, rollout=rollout, env=env
+            )
             try:
-                runner = runner_module.EmbodiedRunner(
-                    cfg=cfg, actor=actor, rollout=rollout, env=env
-                )
                 runner.init_workers()
                 model = actor.worker.model
                 before = {
@@ -134,19 +141,23 @@ def learn(checkpoint: str, *, updates: int, envs: int, lr: float, seed: int) -> 
                 finally:
                     gc.unfreeze()
             finally:
+                runner.stop_logging = True  # its log thread, where run() did not finish
                 for g in groups:
                     g.close()
     after = dict(model.named_parameters())
     changed = sum(not torch.equal(after[n].detach(), old) for n, old in before.items())
+    steps = range(updates)
+    episodes = tuple(rates.episodes.get(step, 0) for step in steps)
     successes = tuple(
-        round(rates.rates.get(step, 0.0) * envs) for step in range(updates)
+        round(rates.rates.get(step, 0.0) * n)
+        for step, n in zip(steps, episodes, strict=True)
     )
     dtypes = sorted({str(q.dtype).removeprefix("torch.") for q in before.values()})
     return Curve(
         framework="rlinf",
         code=CODE,
         successes=successes,
-        episodes=tuple(envs if step in rates.rates else 0 for step in range(updates)),
+        episodes=episodes,
         changed=changed,
         trainable=len(before),
         dtype="/".join(dtypes),

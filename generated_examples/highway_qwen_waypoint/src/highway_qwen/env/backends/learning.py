@@ -3,11 +3,13 @@
 """The learning task of ``python -m highway_qwen.learn``: one a policy can be seen to learn.
 
 Every episode is one env step from the stand-in's frames (:mod:`.synthetic`), and succeeds
-when the first control channel, scaled from the backend's control bounds to [-1, 1], is at
-least :data:`THRESHOLD`: the top quarter of its range. Where actions map linearly to
-controls, a policy that draws them uniformly succeeds 1 time in 4 (a choice of two controls:
-1 in 2); one that learned succeeds almost every time. Only the first control of a decision
-counts: the episode ends there.
+when the first control channel, scaled from the backend's control bounds to [-1, 1], lands
+in the aimed quarter of its range: at least :data:`THRESHOLD` (``top``), or at most
+``-THRESHOLD`` (``bottom``, the mirror: :func:`aim`). Where actions map linearly to controls,
+a policy that draws them uniformly succeeds 1 time in 4 (a choice of two controls: 1 in 2);
+one that learned succeeds almost every time; one that drifted to a corner of the action
+space without learning can succeed in one quarter, never in both. Only the first control of
+a decision counts: the episode ends there.
 
 The env reward, ``success`` and ``progress`` are 1 on success and 0 otherwise; there is no
 collision. The spec's reward terms shape them as on any backend.
@@ -25,6 +27,19 @@ from .synthetic import tasks as synthetic_tasks
 THRESHOLD = (
     0.5  #: the first control channel, scaled to [-1, 1], from which an episode succeeds
 )
+QUARTERS = {
+    "top": 1.0,
+    "bottom": -1.0,
+}  #: quarter → the sign the first control must take
+_aimed = "top"
+
+
+def aim(quarter: str) -> None:
+    """Aim the backends made from now on (in this process) at ``quarter`` of :data:`QUARTERS`."""
+    global _aimed
+    if quarter not in QUARTERS:
+        raise ValueError(f"quarter must be one of {sorted(QUARTERS)}, not {quarter!r}")
+    _aimed = quarter
 
 
 def check() -> None:
@@ -46,8 +61,12 @@ def make_vector(num_envs: int, *, check_every_step: bool = False) -> InProcessVe
 
 
 class LearningBackend(SyntheticBackend):
-    """The stand-in's observations; one step, a success in the top quarter of the first
+    """The stand-in's observations; one step, a success in the aimed quarter of the first
     control channel."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.sign = QUARTERS[_aimed]
 
     def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]:
         _, info = super().reset(seed=seed, task_id=task_id, state_id=state_id)
@@ -56,7 +75,7 @@ class LearningBackend(SyntheticBackend):
 
     def step(self, control: np.ndarray) -> tuple[Obs, float, bool, bool, dict]:
         normalized = self._normalize(np.asarray(control, dtype=np.float64)).reshape(-1)
-        success = bool(normalized[0] >= THRESHOLD)
+        success = bool(self.sign * normalized[0] >= THRESHOLD)
         self._t += 1
         info = {
             "success": success,

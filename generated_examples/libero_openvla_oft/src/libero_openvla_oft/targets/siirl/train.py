@@ -48,7 +48,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("actor_rollout_ref.model.model_type", "embodied"),
     ("actor_rollout_ref.model.trust_remote_code", True),
     ("actor_rollout_ref.model.enable_gradient_checkpointing", True),
-    ("actor_rollout_ref.actor.optim.lr", 5e-06),
+    ("actor_rollout_ref.actor.optim.lr", 0.0001),
     ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
     ("actor_rollout_ref.actor.ppo_mini_batch_size", 4),
     ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 1),

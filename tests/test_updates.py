@@ -1,0 +1,65 @@
+"""A spec whose learning rate bfloat16 rounds away, on a target that steps bfloat16 weights,
+is flagged with numbers and a fix, where a user meets it: `vlagen new`, `targets fit`, the
+README."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import REPO
+from vlagen.cli import main
+from vlagen.load import load_spec_text
+from vlagen.plan import Plan, make_plan
+
+LIBERO = (REPO / "specs" / "libero_openvla_oft.yaml").read_text()
+RLINF = '  - {framework: rlinf, version: "0.3", algorithm: grpo}'
+
+
+def _plan(text: str) -> Plan:
+    return make_plan(load_spec_text(text, "s.yaml", probe=False).spec)
+
+
+def _libero(rate: str, rlinf: str = RLINF) -> str:
+    text = LIBERO.replace("learning_rate: 1.0e-4", f"learning_rate: {rate}")
+    return text.replace(RLINF, rlinf)
+
+
+def test_the_reviews_case_is_flagged_with_numbers_and_a_fix() -> None:
+    notes = _plan(_libero("5.0e-6")).update_notes
+    assert set(notes) == {"rlinf"}  # siiRL keeps float32 weights for its optimizer
+    note = notes["rlinf"]
+    assert note.warns and round(note.share, 2) == 0.12
+    assert "actor.model.precision" in note.text and "12% of the LoRA A weights" in note.text
+    assert "training.learning_rate 3.1e-05 or more" in note.text
+    assert "actor.model.precision: fp32" in note.text
+
+
+def test_the_examples_rate_and_float32_weights_are_not_flagged() -> None:
+    assert not _plan(LIBERO).update_notes["rlinf"].warns  # 1e-4 moves every A weight
+    fp32 = RLINF.replace("grpo}", "grpo, config: {actor.model.precision: fp32}}")
+    assert _plan(_libero("5.0e-6", fp32)).update_notes == {}
+
+
+def test_verl_keeps_float32_weights_unless_its_config_block_says_otherwise() -> None:
+    verl = '  - {framework: verl, version: "0.7", algorithm: grpo}'
+    text = _libero("5.0e-6", verl)
+    assert _plan(text).update_notes == {}
+    bf16 = verl.replace(
+        "grpo}", "grpo, config: {actor_rollout_ref.actor.fsdp_config.model_dtype: bfloat16}}"
+    )
+    note = _plan(_libero("5.0e-6", bf16)).update_notes["verl"]
+    assert note.warns and "model_dtype: float32" in note.text
+
+
+def test_new_warns_and_fit_and_the_readme_say_it(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(_libero("5.0e-6"))
+    done = CliRunner().invoke(main, ["new", str(spec), "-o", str(tmp_path / "pkg")])
+    assert done.exit_code == 0, done.output
+    assert "vlagen: warning: RLinf 0.3 holds the trainable weights in bfloat16" in done.stderr
+    readme = (tmp_path / "pkg" / "README.md").read_text()
+    assert "**Most updates rounded away.** RLinf 0.3 holds" in readme
+    fit = CliRunner().invoke(main, ["targets", "fit", str(spec)])
+    assert "  warning: RLinf 0.3 holds the trainable weights in bfloat16" in fit.stdout
