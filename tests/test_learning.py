@@ -102,12 +102,19 @@ MUTATIONS = {
 }
 
 
+#: The mutations that break learning in either direction: the top quarter's run shows it (the
+#: control, and rewards unrelated to the actions, which can drift into one quarter, run both).
+ONE_QUARTER = {"advantage_sign", "loss_mask_one_token_off", "frozen_adapter", "steps_too_small"}
+
+
 def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
     script = tmp_path / "mutated.py"
+    quarter = "ARGS += ['--quarter', 'top']\n" if mutation in ONE_QUARTER else ""
     script.write_text(
         "import importlib, sys\n"
         f"PACKAGE = {PACKAGE!r}\n"
         f"ARGS = ['--target', 'rlinf', '--updates', {UPDATES!r}, '--out', {str(tmp_path)!r}]\n"
+        + quarter
         + textwrap.dedent(MUTATIONS[mutation])
         + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"

@@ -257,6 +257,10 @@ def _run_all(
         if _module(words) == f"{golden.package}.parity":  # the frameworks' output held back
             assert out.startswith("parity: ") and not err, f"{shown}:\n{out}{err}"
             assert out.rstrip().endswith("--verbose prints them"), out
+        if _module(words) == f"{golden.package}.learn":  # every target's learning run
+            assert "learned" in out and "DID NOT LEARN" not in out and not err, (
+                f"{shown}:\n{out}{err}"
+            )
         if _module(words) == f"{golden.package}.env.check":  # the real simulator: all pass
             assert out.rstrip().endswith("checks passed") and "FAIL" not in out, out
 
