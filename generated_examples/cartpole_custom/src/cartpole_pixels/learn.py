@@ -276,6 +276,7 @@ def run(
 
     from .env.backends import learning
 
+    before = learning.aimed()
     learning.aim(quarter)
     torch.manual_seed(seed)
     try:
@@ -283,7 +284,7 @@ def run(
             checkpoint, updates=updates, envs=envs, lr=lr, seed=seed
         )
     finally:
-        learning.aim("top")
+        learning.aim(before)
     return replace(curve, quarter=quarter)
 
 

@@ -279,6 +279,7 @@ def run(
 
     from .env.backends import learning
 
+    before = learning.aimed()
     learning.aim(quarter)
     torch.manual_seed(seed)
     try:
@@ -286,7 +287,7 @@ def run(
             checkpoint, updates=updates, envs=envs, lr=lr, seed=seed
         )
     finally:
-        learning.aim("top")
+        learning.aim(before)
     return replace(curve, quarter=quarter)
 
 

@@ -17,6 +17,8 @@ collision. The spec's reward terms shape them as on any backend.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..vector import InProcessVector
@@ -31,15 +33,22 @@ QUARTERS = {
     "top": 1.0,
     "bottom": -1.0,
 }  #: quarter → the sign the first control must take
-_aimed = "top"
+#: Where the aimed quarter is kept: the environment, which the simulator processes a
+#: framework spawns or forks inherit (verl's env manager runs the envs in one).
+AIM_VARIABLE = "CARTPOLE_PIXELS_LEARNING_QUARTER"
 
 
 def aim(quarter: str) -> None:
-    """Aim the backends made from now on (in this process) at ``quarter`` of :data:`QUARTERS`."""
-    global _aimed
+    """Aim the backends made from now on, in this process and those it starts, at
+    ``quarter`` of :data:`QUARTERS`."""
     if quarter not in QUARTERS:
         raise ValueError(f"quarter must be one of {sorted(QUARTERS)}, not {quarter!r}")
-    _aimed = quarter
+    os.environ[AIM_VARIABLE] = quarter
+
+
+def aimed() -> str:
+    """The quarter the backends made now aim at (``top`` unless :func:`aim` said otherwise)."""
+    return os.environ.get(AIM_VARIABLE, "top")
 
 
 def check() -> None:
@@ -66,7 +75,7 @@ class LearningBackend(SyntheticBackend):
 
     def __init__(self, index: int) -> None:
         super().__init__(index)
-        self.sign = QUARTERS[_aimed]
+        self.sign = QUARTERS[aimed()]
 
     def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]:
         _, info = super().reset(seed=seed, task_id=task_id, state_id=state_id)
