@@ -193,6 +193,14 @@ class Plan:
         return _learning_targets(self.targets)
 
     @property
+    def learning_rate(self) -> float:
+        """The learning run's Adam step for the tiny policy (``--lr``'s default): the spec's
+        rate is sized for the full model, and a tiny one barely moves at it within a few dozen
+        updates. LoRA adapters (r32 at the tiny width 64) train both factors of a nearly
+        full-rank update, and oscillate at full fine-tuning's rate: they take a third of it."""
+        return LEARNING_RATE_LORA if self.spec.model.lora else LEARNING_RATE_FULL
+
+    @property
     def cluster(self) -> str:
         """The GPUs the spec's ``resources`` name, as the READMEs and launch refusals say it."""
         resources = self.spec.resources
@@ -254,8 +262,7 @@ def make_plan(spec: Spec, text: str | None = None) -> Plan:
         + _env_files(package, env)
         + _model_files(package, model)
         + _target_files(package, targets)
-        + _parity_files(package, targets)
-        + _learning_files(package, targets),
+        + _run_files(package, targets),
     )
 
 
@@ -460,6 +467,9 @@ def _parity_targets(targets: tuple[PlannedTarget, ...]) -> tuple[RunTarget, ...]
     return found if len(found) >= 2 else ()
 
 
+LEARNING_RATE_FULL = 3e-3  #: :attr:`Plan.learning_rate` without LoRA
+LEARNING_RATE_LORA = 1e-3  #: with LoRA
+
 #: A target's learning run, in its template folder: ``learn`` and ``require`` (see the
 #: package's ``learn.py``).
 LEARN_MODULE = "src/learn.py"
@@ -486,21 +496,19 @@ def _run_targets(targets: tuple[PlannedTarget, ...], module: str) -> tuple[RunTa
     )
 
 
-def _parity_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
-    """``python -m <pkg>.parity`` and its test, for a spec of two or more targets."""
-    if not _parity_targets(targets):
-        return ()
-    return (
-        PlannedFile(f"src/{package}/parity.py", "package/src/parity.py.jinja"),
-        PlannedFile("tests/test_parity.py", "package/tests/test_parity.py.jinja"),
-    )
+#: The package-wide runs: module, its test, and the targets that make the spec have it.
+RUNS = (("parity", "test_parity", _parity_targets), ("learn", "test_learning", _learning_targets))
 
 
-def _learning_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
-    """``python -m <pkg>.learn`` and its test, where a target has a learning run."""
-    if not _learning_targets(targets):
-        return ()
-    return (
-        PlannedFile(f"src/{package}/learn.py", "package/src/learn.py.jinja"),
-        PlannedFile("tests/test_learning.py", "package/tests/test_learning.py.jinja"),
+def _run_files(package: str, targets: tuple[PlannedTarget, ...]) -> tuple[PlannedFile, ...]:
+    """``python -m <pkg>.parity`` (two or more targets) and ``python -m <pkg>.learn`` (a
+    target with a learning run), each with its test, where the spec has them."""
+    return tuple(
+        file
+        for module, test, selected in RUNS
+        if selected(targets)
+        for file in (
+            PlannedFile(f"src/{package}/{module}.py", f"package/src/{module}.py.jinja"),
+            PlannedFile(f"tests/{test}.py", f"package/tests/{test}.py.jinja"),
+        )
     )

@@ -112,7 +112,8 @@ def test_fisher_exact_test_against_its_definition() -> None:
 def test_the_curve_is_a_png(tmp_path: Path) -> None:
     path = tmp_path / "curve.png"
     rising = [4, 3, 5, 4, 6, 8, 9, 11, 12, 14, 15, 16]
-    draw([_curve(rising), _curve(rising[::-1], quarter="bottom")], path, size=(120, 60))
+    curves = [_curve(rising), _curve(rising[::-1], quarter="bottom")]
+    draw(curves, [verdict(c) for c in curves], path, size=(120, 60))
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     width, height = struct.unpack(">II", data[16:24])

@@ -48,8 +48,7 @@ import numpy as np
 
 from .held import held_output
 
-#: The tiny policy's Adam step (see the module docstring): its LoRA adapters train both
-#: factors of nearly full-rank updates at its width 64, so they take a third of the rate.
+#: The tiny policy's Adam step (see the module docstring).
 LEARNING_RATE = 0.003
 UPDATES = 24  #: updates per run (two runs per target: the top quarter and the bottom)
 ENVS = 16  #: episodes per update
@@ -189,7 +188,10 @@ COLOURS = {"top": (30, 80, 200), "bottom": (20, 150, 70)}
 
 
 def draw(
-    curves: Sequence[Curve], path: Path, size: tuple[int, int] = (480, 240)
+    curves: Sequence[Curve],
+    verdicts: Sequence[Verdict],
+    path: Path,
+    size: tuple[int, int] = (480, 240),
 ) -> None:
     """The success rates per update as a PNG: rates 0, 0.25 .. 1 as grey lines, the top
     quarter's curve in blue and the bottom's in green, each run's first and last quarters'
@@ -208,8 +210,7 @@ def draw(
     for level in (0.0, 0.25, 0.5, 0.75, 1.0):
         canvas[round(y(level)), margin : width - margin] = (200, 200, 200)
     w = window(n)
-    for curve in curves:
-        found = verdict(curve)
+    for found in verdicts:
         for counts, start in ((found.first, 0), (found.last, n - w)):
             row = round(y(counts[0] / max(counts[1], 1)))
             for col in range(round(x(start)), round(x(start + w - 1)) + 1):
@@ -374,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         found = [verdict(c) for c in curves]
         picture = out / f"learning-{target.framework}.png"
-        draw(curves, picture)
+        draw(curves, found, picture)
         print(report(target, curves, found, picture))
         status = status or (0 if all(v.learned for v in found) else 1)
     return status

@@ -77,20 +77,20 @@ def learning_config(
         if batch % d == 0 and d <= int(cfg.actor.micro_batch_size)
     )
     with open_dict(cfg):
-        for env in (cfg.env.train, cfg.env.eval):
-            env.total_num_envs = envs
-            env.max_episode_steps = env.max_steps_per_rollout_epoch = CHUNK
-            env.rollout_epoch = 1
-            env.backend = "learning"
-            env.seed = seed
+        env = cfg.env.train
+        env.total_num_envs = envs
+        env.max_episode_steps = env.max_steps_per_rollout_epoch = CHUNK
+        env.rollout_epoch = 1
+        env.backend = "learning"
+        env.seed = seed
         for model in (cfg.actor.model, cfg.rollout.model):
             model.model_path = checkpoint
-        cfg.cluster.num_nodes = 1
         cfg.runner.max_epochs = cfg.runner.max_steps = updates
-        cfg.runner.val_check_interval = -1
+        cfg.runner.val_check_interval = (
+            -1
+        )  # no evaluation: the env worker builds no eval envs
         cfg.runner.save_interval = -1
         cfg.runner.logger.log_path = str(log_path)
-        cfg.runner.logger.logger_backends = []
         cfg.actor.global_batch_size = batch
         cfg.actor.micro_batch_size = micro
         cfg.actor.optim.lr = lr
