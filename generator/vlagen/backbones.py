@@ -17,10 +17,140 @@ the action tokens then sit below its last 128 rows, still above every text id.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BACKBONES", "BackboneDecl"]
+__all__ = ["BACKBONES", "BackboneDecl", "ModelShape"]
+
+#: The language model's linear layers LoRA adapts in one decoder layer, as transformers
+#: names them in Llama, Qwen2.5-VL and Qwen3-VL.
+LINEARS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The size of the checkpoint users start from on a backbone, for the memory plan
+    (:mod:`vlagen.memory`): its parameters, its language model's layers, and its vision
+    tower's, as the checkpoint's ``config.json`` gives them.
+
+    Counts were taken by building the model from those values on PyTorch's meta device
+    (transformers 5) and, for LoRA, by wrapping it in peft's ``LoraConfig(target_modules=
+    "all-linear", r=1)``: ``lora_widths`` are in + out features of each adapted linear layer
+    (LoRA of rank r adds ``r * (in + out)`` parameters to it).
+    """
+
+    name: str  #: the checkpoint, as a message names it
+    params: int  #: every parameter of the checkpoint
+    layers: int  #: decoder layers of the language model
+    layer_params: int  #: parameters of one decoder layer
+    hidden: int  #: the language model's hidden size
+    heads: int  #: attention heads
+    kv_heads: int  #: key/value heads (grouped-query attention)
+    head_dim: int
+    vocab: int  #: rows of the output layer
+    lora_widths: Mapping[str, int]  #: in + out features per adapted linear of one layer
+    vision_lora: int  #: in + out features summed over the vision tower's and projector's linears
+    #: (layers, width) of each vision tower; a camera image runs through every tower
+    vision_towers: tuple[tuple[int, int], ...]
+    vision_patch: int  #: pixels per side of one vision token, before any merge
+    #: transformers' gradient checkpointing reaches the vision blocks (its own vision
+    #: models), not only the language model's (False: timm towers, as Prismatic's)
+    vision_checkpointed: bool
+    source: str  #: where the numbers come from
+
+    @property
+    def outside_layers(self) -> int:
+        """Parameters outside the decoder layers: embeddings, output layer, vision tower,
+        projector (one FSDP unit where the wrap policy wraps the decoder layers)."""
+        return self.params - self.layers * self.layer_params
+
+    @property
+    def kv_bytes_per_token(self) -> int:
+        """Key and value cache of one token over every layer, in 16 bits."""
+        return 2 * self.layers * self.kv_heads * self.head_dim * 2
+
+    def lora_params(self, rank: int, modules: str | tuple[str, ...]) -> int:
+        """Parameters LoRA of ``rank`` adds on ``modules`` (``all-linear``: every linear
+        layer but the output layer, the vision tower's too; a list: those language-model
+        layers by name)."""
+        if modules == "all-linear":
+            return rank * (self.layers * sum(self.lora_widths.values()) + self.vision_lora)
+        named = sum(self.lora_widths.get(name, 0) for name in modules)
+        return rank * self.layers * named
+
+
+def _widths(hidden: int, q: int, kv: int, intermediate: int) -> dict[str, int]:
+    """in + out of each of :data:`LINEARS` for a layer of ``hidden`` size, ``q`` query and
+    ``kv`` key/value features and an ``intermediate``-wide gated MLP."""
+    mlp = hidden + intermediate
+    sizes = (hidden + q, hidden + kv, hidden + kv, q + hidden, mlp, mlp, mlp)
+    return dict(zip(LINEARS, sizes, strict=True))
+
+
+#: OpenVLA 7B (``openvla/openvla-7b``), which OpenVLA-OFT fine-tunes: Llama-2-7B (32 layers,
+#: 4096 hidden, 11008 intermediate, 32 heads, the vocabulary padded to 32064) with a fused
+#: DINOv2 ViT-L/14 (24 layers, 1024 wide) + SigLIP ViT-SO400M/14 (27 layers, 1152 wide)
+#: tower at 224 px (256 patches each) and a 3-layer MLP projector.
+OPENVLA_7B = ModelShape(
+    name="OpenVLA 7B",
+    params=7_541_237_184,
+    layers=32,
+    layer_params=202_383_360,
+    hidden=4096,
+    heads=32,
+    kv_heads=32,
+    head_dim=128,
+    vocab=32064,
+    lora_widths=_widths(4096, 4096, 4096, 11008),
+    vision_lora=964_824,
+    vision_towers=((24, 1024), (27, 1152)),
+    vision_patch=14,
+    vision_checkpointed=False,
+    source="openvla/openvla-7b's safetensors total (7,541,237,184); OpenVLA-OFT's LoRA "
+    "r32 all-linear log (110,828,288 trainable) less the Llama layers' 32 x 32 x 78,080 "
+    "gives the vision tower's and projector's 964,824 per rank",
+)
+#: Qwen2.5-VL-7B (``Qwen/Qwen2.5-VL-7B-Instruct`` config.json): 28 layers, 3584 hidden,
+#: 18944 intermediate, 28 heads, 4 key/value heads, 152064 rows, untied; vision depth 32,
+#: 1280 wide, patch 14, 2 x 2 merge.
+QWEN2_5_VL_7B = ModelShape(
+    name="Qwen2.5-VL-7B",
+    params=8_292_166_656,
+    layers=28,
+    layer_params=233_057_792,
+    hidden=3584,
+    heads=28,
+    kv_heads=4,
+    head_dim=128,
+    vocab=152064,
+    lora_widths=_widths(3584, 3584, 512, 18944),
+    vision_lora=715_904,
+    vision_towers=((32, 1280),),
+    vision_patch=14,
+    vision_checkpointed=True,
+    source="Qwen/Qwen2.5-VL-7B-Instruct's config.json, built on the meta device",
+)
+#: Qwen3-VL-8B (``Qwen/Qwen3-VL-8B-Instruct`` config.json): 36 layers, 4096 hidden, 12288
+#: intermediate, 32 heads, 8 key/value heads of 128, 151936 rows, untied; vision depth 27,
+#: 1152 wide, patch 16, 2 x 2 merge, deepstack mergers at layers 8, 16, 24.
+QWEN3_VL_8B = ModelShape(
+    name="Qwen3-VL-8B",
+    params=8_767_123_696,
+    layers=36,
+    layer_params=192_946_432,
+    hidden=4096,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    vocab=151936,
+    lora_widths=_widths(4096, 4096, 1024, 12288),
+    vision_lora=552_928,
+    vision_towers=((27, 1152),),
+    vision_patch=16,
+    vision_checkpointed=True,
+    source="Qwen/Qwen3-VL-8B-Instruct's config.json, built on the meta device",
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +190,8 @@ class BackboneDecl:
     width: int = 4096
     """The language model's hidden size in the checkpoints users start from (7-8B), the
     in-features of the layers LoRA adapts: :mod:`vlagen.updates` sizes their weights by it."""
+    shape: ModelShape = OPENVLA_7B
+    """The checkpoint users start from on this backbone, which the memory plan sizes."""
 
     @property
     def processor(self) -> bool:
@@ -90,6 +222,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             text_vocab=None,
             image_processor=None,
             action_prefix=(29871,),
+            shape=OPENVLA_7B,
             summary="a fixed-size pixel tensor and an image placeholder block after BOS "
             "(OpenVLA/Prismatic, LLaVA, PaliGemma)",
         ),
@@ -102,6 +235,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             patch=14,
             merge=2,
             width=3584,  # Qwen2.5-VL-7B
+            shape=QWEN2_5_VL_7B,
             model_types=("qwen2_5_vl",),
             image_block=_QWEN_BLOCK,
             chat=_QWEN_CHAT,
@@ -127,6 +261,7 @@ BACKBONES: dict[str, BackboneDecl] = {
             image_processor="Qwen2VLImageProcessor",
             patch=16,
             merge=2,
+            shape=QWEN3_VL_8B,
             model_types=("qwen3_vl",),
             image_block=_QWEN_BLOCK,
             chat=_QWEN_CHAT,

@@ -240,6 +240,9 @@ def _write(spec: Path, out_dir: Path | None, *, dry_run: bool, force: bool, fres
     for note in output.plan.update_notes.values():
         if note.warns:
             click.echo(f"vlagen: warning: {note.text}", err=True)
+    for memory in output.plan.memory_plans.values():
+        if memory.warns:
+            click.echo(f"vlagen: warning: {memory.text}", err=True)
     if fresh and not dry_run:
         click.echo(f"next: read {out_dir / 'README.md'}: how to install, test and launch it")
 
@@ -530,6 +533,11 @@ def targets_fit(spec: Path) -> None:
         click.echo(f"{fit.label}: {'fits' if not fit.problems else 'refused'}")
         if fit.update is not None:
             click.echo(f"  {'warning: ' if fit.update.warns else ''}{fit.update.text}")
+        if fit.memory is not None:
+            for line in fit.memory.lines():
+                click.echo(f"  {line}")
+            if fit.memory.warns:
+                click.echo(f"  warning: {fit.memory.text}")
         for issue in fit.problems:
             where = f"line {issue.line}: " if issue.line else ""
             click.echo(f"  {where}{issue.dotted or '(spec)'}: {issue.message}")

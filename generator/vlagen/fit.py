@@ -19,6 +19,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from .errors import Issue, SpecError
 from .load import load_spec_data
+from .memory import MemoryPlan
+from .plan import make_plan
 from .targets import TargetDecl, all_targets
 from .updates import UpdateNote, update_note
 from .yamlsource import SourceMap, parse_yaml
@@ -34,6 +36,7 @@ class Fit:
     without_value_head: bool = False  #: the spec's value head was tried as false
     declared: bool = False  #: the spec targets this framework at this version
     update: UpdateNote | None = None  #: how much of each step its weights keep, if it fits
+    memory: MemoryPlan | None = None  #: what each GPU holds, if it fits
 
     @property
     def label(self) -> str:
@@ -86,7 +89,7 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         index = configs.get(target.framework)
         if index is not None:  # the framework's own keys, tried on each of its versions
             trial_data["targets"][0]["config"] = listed[index]["config"]
-        update = None
+        update = memory = None
         try:
             loaded = load_spec_data(trial_data, trial_source, path, trial, probe=False)
         except SpecError as exc:
@@ -94,8 +97,9 @@ def fits(text: str, path: str) -> tuple[Fit, ...]:
         else:
             problems = ()
             update = update_note(loaded.spec, 0, target)
+            memory = make_plan(loaded.spec).memory_plans.get(target.framework)
         mine = (target.framework, target.version) in declared
-        found.append(Fit(target, algorithm, problems, drop, mine, update))
+        found.append(Fit(target, algorithm, problems, drop, mine, update, memory))
     return tuple(found)
 
 

@@ -20,6 +20,7 @@ from ._version import __version__
 from .distributions import distribution_name
 from .envplan import REMOTE_REQUIREMENTS, EnvPlan, make_env_plan, resolve_env
 from .literals import ConstClass, py_literal, spec_classes
+from .memory import MemoryPlan, memory_plan
 from .modelplan import ModelPlan, make_model_plan, resolve_model
 from .paths import templates_root
 from .provenance import SPEC_COPY, without_header
@@ -185,6 +186,18 @@ class Plan:
             for i, t in enumerate(self.targets)
         )
         return {framework: note for framework, note in notes if note is not None}
+
+    @property
+    def memory_plans(self) -> dict[str, MemoryPlan]:
+        """Per framework, what each GPU holds under its generated settings (the targets
+        that declare a placement)."""
+        return {
+            t.decl.framework: memory_plan(
+                self.spec, f"{t.decl.title} {t.decl.version}", t.decl.placement(self.spec, t.plan)
+            )
+            for t in self.targets
+            if t.decl.placement is not None and t.plan is not None
+        }
 
     @property
     def learning(self) -> tuple[RunTarget, ...]:

@@ -95,6 +95,11 @@ class PresetDecl:
         gpu: Whether the simulator simulates or renders on a GPU (``None``: vlagen cannot
             tell, as for any gymnasium id or your class); a framework that gives each env
             worker a GPU of its own leaves those GPUs idle for a CPU simulator.
+        gpu_gb_per_env: GPU memory one env holds, in GB, for the memory plan
+            (:mod:`vlagen.memory`) of a simulator on a GPU; ``None`` where vlagen has no
+            figure (:attr:`gpu_gb_source` says why). A CPU simulator (``gpu`` false) holds
+            none (:attr:`env_gpu_gb`).
+        gpu_gb_source: Where :attr:`gpu_gb_per_env` comes from, or why there is none.
     """
 
     name: str
@@ -127,6 +132,16 @@ class PresetDecl:
     checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
     stats_key: str | None = None
     gpu: bool | None = None
+    gpu_gb_per_env: float | None = None
+    gpu_gb_source: str = "a simulator vlagen cannot see into (a gymnasium id or your class)"
+
+    @property
+    def env_gpu_gb(self) -> tuple[float | None, str]:
+        """(GPU memory of one env in GB, where the figure comes from): 0 where nothing of
+        the simulator is on a GPU; None where vlagen has no figure."""
+        if self.gpu is False:
+            return 0.0, "it simulates and renders on the CPU"
+        return self.gpu_gb_per_env, self.gpu_gb_source
 
     def accepts(self, kind: str) -> bool:
         return kind in self.actions or (kind == "waypoints" and self.vehicle is not None)
@@ -263,6 +278,12 @@ PRESETS: dict[str, PresetDecl] = {
         PresetDecl(
             name="libero",
             gpu=True,  # MuJoCo renders offscreen through EGL
+            # not measured (no GPU here): robosuite opens an EGL context per env
+            # (MjRenderContextOffscreen) with its cameras' framebuffers
+            gpu_gb_per_env=0.5,
+            gpu_gb_source="vlagen's allowance, not a measurement: robosuite opens an EGL "
+            "rendering context per env (MjRenderContextOffscreen) with its cameras' "
+            "framebuffers; 0.5 GB each is meant to be generous",
             sized_by="robosuite's camera_heights and camera_widths, per camera",
             backend="libero",
             actions={"delta_ee": 7},
@@ -286,6 +307,8 @@ PRESETS: dict[str, PresetDecl] = {
         PresetDecl(
             name="maniskill",
             gpu=True,  # SAPIEN renders (and may simulate) on the GPU
+            gpu_gb_source="SAPIEN's GPU simulation and renderer size their buffers from "
+            "ManiSkill's sim config, for all envs of a process at once: no per-env figure",
             sized_by="ManiSkill's sensor_configs, per sensor",
             backend="maniskill",
             actions={"delta_ee": 7},
@@ -320,6 +343,8 @@ PRESETS: dict[str, PresetDecl] = {
         PresetDecl(
             name="bench2drive",
             gpu=True,  # CARLA's server renders on the GPU
+            gpu_gb_source="your class starts or reaches the CARLA servers, wherever it runs "
+            "them (CARLA's docs ask for a GPU of at least 6 GB per server)",
             backend="bench2drive",
             actions={"continuous": 3},
             control_range={"continuous": ((0.0, -1.0, 0.0), (1.0, 1.0, 1.0))},

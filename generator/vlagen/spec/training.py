@@ -144,3 +144,9 @@ class Resources(StrictModel):
         description="Env/rollout pipeline stages: each env worker's envs are split into this "
         "many groups that step while the policy acts for the others (verl); 1 to 8.",
     )
+    gpu_memory_gb: Annotated[float, Field(ge=1, le=4096), NotBool] = Field(
+        default=80.0,
+        description="Memory of each GPU, in GB (10^9 bytes), that the memory plan (`vlagen "
+        "targets fit`, each target's README) checks the generated settings against; default "
+        "80, the 80 GB H100/A100 the frameworks' reference configs assume. 1 to 4096.",
+    )

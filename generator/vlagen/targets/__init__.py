@@ -27,6 +27,7 @@ from ..paths import builtin_targets
 
 if TYPE_CHECKING:
     from ..batch import Derived
+    from ..memory import Placement
     from ..spec import Spec
 
 __all__ = [
@@ -48,6 +49,9 @@ Check = Callable[["Spec", int], Iterable[Issue]]
 #: The target's own plan: given the resolved spec and this target's index, the data its
 #: templates lay out (config keys, pipeline nodes, shapes), computed once in Python.
 TargetPlanner = Callable[["Spec", int], Any]
+#: How the framework places its workers on GPUs under the generated config: given the
+#: resolved spec and the target's plan (see :mod:`vlagen.memory`).
+PlacementFn = Callable[["Spec", Any], "Placement"]
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,9 @@ class TargetDecl:
     #: steps); ``None`` where the framework keeps float32 weights for its optimizer whatever
     #: the model's dtype (see :mod:`vlagen.updates`).
     weights_dtype: WeightsDtype | None = None
+    #: Where its framework puts the actor, the rollout's weights and the env workers under
+    #: the generated config, for the memory plan; ``None``: no plan for this target.
+    placement: PlacementFn | None = None
 
     @property
     def pinned_version(self) -> str:

@@ -7,6 +7,7 @@ from . import TargetDecl, WarningFilter
 from .areal.checks import areal_checks
 from .areal.contract import CONTRACT
 from .areal.layout import SCHEMA
+from .areal.memory import placement
 from .areal.plan import AREAL_VERSION, SERVER, derived_batch, derived_settings, make_areal_plan
 from .common.config_schema import load_schema
 
@@ -30,6 +31,7 @@ TARGET = TargetDecl(
     checks=(areal_checks,),
     templates="areal",
     planner=make_areal_plan,
+    placement=placement,
     config_keys=lambda: load_schema(SCHEMA),
     derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
     # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL

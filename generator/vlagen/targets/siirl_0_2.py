@@ -11,6 +11,7 @@ from .common.config_schema import load_schema
 from .siirl.checks import CUSTOM_NOTE, siirl_checks, siirl_resources
 from .siirl.contract import CONTRACT
 from .siirl.layout import SCHEMA
+from .siirl.memory import placement
 from .siirl.plan import derived_batch, derived_settings, make_siirl_plan
 
 ALGORITHMS = {
@@ -36,6 +37,7 @@ TARGET = TargetDecl(
     checks=(siirl_checks, siirl_resources),
     templates="siirl_0_2",
     planner=make_siirl_plan,
+    placement=placement,
     config_keys=lambda: load_schema(SCHEMA),
     derived=lambda spec, index: derived_batch(spec) + derived_settings(spec),
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA

@@ -9,6 +9,7 @@ from .common.config_schema import load_schema
 from .verl.checks import verl_checks
 from .verl.contract import CONTRACT
 from .verl.layout import SCHEMA, VLA
+from .verl.memory import placement
 from .verl.plan import VERL_COMMIT, VERL_TAG, derived_batch, derived_settings, make_verl_plan
 
 ALGORITHMS = {
@@ -87,6 +88,7 @@ TARGET = TargetDecl(
         follows_model=False,
     ),
     planner=make_verl_plan,
+    placement=placement,
     config_keys=lambda: load_schema(SCHEMA)["keys"],
     derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
     test_requirements=(

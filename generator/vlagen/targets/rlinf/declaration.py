@@ -13,6 +13,7 @@ from ..common.config_schema import load_schema
 from .checks import rlinf_checks
 from .config import RlinfVersion
 from .contract import RLINF_0_2_CONTRACT, RLINF_0_3_CONTRACT
+from .memory import placement
 from .plan import RlinfPlan, derived_batch, derived_settings, make_rlinf_plan, rounds_key
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ def rlinf_target(version_line: str) -> TargetDecl:
         checks=rlinf_checks,
         templates="rlinf",
         planner=planner,
+        placement=placement,
         # get_model casts the model to precision and FSDP1 wraps it as it is: AdamW steps
         # bf16 weights (mixed_precision.param_dtype sets the compute dtype only)
         weights_dtype=WeightsDtype(
