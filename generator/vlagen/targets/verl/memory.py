@@ -34,7 +34,9 @@ def placement(spec: Spec, plan: VerlPlan) -> Placement:
         all_grads=True,
         grads_why=(
             "the LoRA adapters sit in their decoder layer's FSDP unit (the package's "
-            "wrap_fsdp, is_lora false), whose flat parameter's gradient covers all of it"
+            "wrap_fsdp, is_lora false), whose flat parameter's gradient covers all of it; "
+            "FSDP wraps a unit mixing frozen and trainable weights only with "
+            "actor_rollout_ref.actor.fsdp_config.use_orig_params: true"
             if lora
             else "every parameter trains"
         ),
