@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "ad72db8b0e3c2c0db94e47c8f5330779aeaf60e245a91ab350bcc0b9f23f1776"
+SPEC_HASH: Final = "d2f26c6eee78555a42706495874c2b0aaa297a9f26389d4b08dd453a63c68601"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -283,6 +283,7 @@ class Resources:
     env_nodes: int
     rollout_gpus: int | None
     pipeline_stages: int
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,5 +394,6 @@ SPEC: Final = Spec(
         env_nodes=0,
         rollout_gpus=None,
         pipeline_stages=1,
+        gpu_memory_gb=80.0,
     ),
 )

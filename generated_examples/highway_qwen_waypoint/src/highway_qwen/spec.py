@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "9df3fe233e7cb3406d11ee6d9f1fe2df5ecde900e424f03402ace4719c83916f"
+SPEC_HASH: Final = "04efb60e81fdbdf9b808f15f2062fedd13e96bb227814e28477151479b1b3f9e"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -283,6 +283,7 @@ class Resources:
     env_nodes: int
     rollout_gpus: int | None
     pipeline_stages: int
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,5 +399,6 @@ SPEC: Final = Spec(
         env_nodes=0,
         rollout_gpus=None,
         pipeline_stages=1,
+        gpu_memory_gb=80.0,
     ),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "7563d4680dad1dd18480f3ec6c739b16f47a4aa1e43840b5123ca3bba1586994"
+SPEC_HASH: Final = "90ce0af2854155d224251367076244476a795842f41f498c25c27fed8fe732e3"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -283,6 +283,7 @@ class Resources:
     env_nodes: int
     rollout_gpus: int | None
     pipeline_stages: int
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,5 +382,6 @@ SPEC: Final = Spec(
         env_nodes=0,
         rollout_gpus=None,
         pipeline_stages=1,
+        gpu_memory_gb=80.0,
     ),
 )

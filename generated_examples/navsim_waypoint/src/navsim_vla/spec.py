@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "298ae80b69d683281675599fa13aac5ad8d4d817dd8a0c9e035a5093f5212be8"
+SPEC_HASH: Final = "ed4d25c1e9a50c425eff7d49c52984a86bf1adaba9a279a1b9bad043d4016e4d"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -283,6 +283,7 @@ class Resources:
     env_nodes: int
     rollout_gpus: int | None
     pipeline_stages: int
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,5 +388,6 @@ SPEC: Final = Spec(
         env_nodes=0,
         rollout_gpus=None,
         pipeline_stages=1,
+        gpu_memory_gb=80.0,
     ),
 )

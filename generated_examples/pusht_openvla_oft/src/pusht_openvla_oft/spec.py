@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "7353c64fbbd44185f33ebeb87b340b56882db5d8d4c5f923d7e3a717dde02fa7"
+SPEC_HASH: Final = "afb7e7eb915935410d40b5777df31610fb46b11fccd448719d2ed98e5add98ef"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -283,6 +283,7 @@ class Resources:
     env_nodes: int
     rollout_gpus: int | None
     pipeline_stages: int
+    gpu_memory_gb: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,5 +384,6 @@ SPEC: Final = Spec(
         env_nodes=0,
         rollout_gpus=None,
         pipeline_stages=1,
+        gpu_memory_gb=80.0,
     ),
 )
