@@ -307,10 +307,15 @@ def test_a_qwen_waypoint_package_trains_through_verls_own_step(
     backbone: str, verl_src: Path, tmp_path: Path
 ) -> None:
     """The generated verl fidelity tests (verl's own rollout loop, advantages and actor
-    update, in FSDP and FSDP2) pass on a Qwen-VL waypoint policy, as on pusht's LLaVA one;
-    on Qwen2.5-VL the package's other verl tests too (they do not depend on the backbone)."""
+    update, in FSDP and FSDP2) pass on a Qwen-VL waypoint policy with LoRA adapters, as on
+    pusht's LLaVA one without; on Qwen2.5-VL the package's other verl tests too (they do not
+    depend on the backbone). LoRA: FSDP1 flattens a unit's weights into one flat parameter,
+    which must be all trainable or all frozen, so the adapters need units of their own (verl's
+    wrap policy with ``is_lora``); without them the actor's wrap fails."""
     out = tmp_path / "pkg"
-    spec = load_spec_text(yaml.safe_dump(qwen_waypoint(backbone), sort_keys=False)).spec
+    data = qwen_waypoint(backbone)
+    data["model"]["lora"] = {"rank": 8, "alpha": 16}
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False)).spec
     write(generate(spec), out, fresh=True)
     only = ["tests/test_verl_fidelity.py"]
     if backbone == "qwen2_5_vl":

@@ -31,12 +31,10 @@ def placement(spec: Spec, plan: VerlPlan) -> Placement:
         weights=fsdp["model_dtype"],
         weights_key="actor_rollout_ref.actor.fsdp_config.model_dtype",
         compute=fsdp["dtype"],
-        all_grads=True,
+        all_grads=not lora,
         grads_why=(
-            "the LoRA adapters sit in their decoder layer's FSDP unit (the package's "
-            "wrap_fsdp, is_lora false), whose flat parameter's gradient covers all of it; "
-            "FSDP wraps a unit mixing frozen and trainable weights only with "
-            "actor_rollout_ref.actor.fsdp_config.use_orig_params: true"
+            "the LoRA adapters only: the package's wrap_fsdp gives them FSDP units of their "
+            "own (verl's get_fsdp_wrap_policy with is_lora, as verl's worker wraps LoRA)"
             if lora
             else "every parameter trains"
         ),

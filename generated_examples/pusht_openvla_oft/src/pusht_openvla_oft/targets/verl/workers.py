@@ -453,7 +453,9 @@ def wrap_fsdp(worker: Any, module: PolicyModule) -> torch.nn.Module:
         return fsdp.FullyShardedDataParallel(
             module,
             auto_wrap_policy=fsdp_utils.get_fsdp_wrap_policy(
-                module=module, config=cfg.get("wrap_policy", None), is_lora=False
+                module=module,
+                config=cfg.get("wrap_policy", None),
+                is_lora=False,  # the adapters in FSDP units of their own
             ),
             device_id=_verl("verl.utils.device").get_device_id()
             if accelerator
