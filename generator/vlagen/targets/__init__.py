@@ -28,6 +28,7 @@ from ..paths import builtin_targets
 if TYPE_CHECKING:
     from ..batch import Derived
     from ..spec import Spec
+    from .common.reference import Comparison
 
 __all__ = [
     "UNSUPPORTED",
@@ -172,6 +173,10 @@ class TargetDecl:
     #: steps); ``None`` where the framework keeps float32 weights for its optimizer whatever
     #: the model's dtype (see :mod:`vlagen.updates`).
     weights_dtype: WeightsDtype | None = None
+    #: The package's config beside the framework's own example nearest the spec (see
+    #: :mod:`.common.reference`), from the spec, the target's index and its plan; the README
+    #: shows it as a table.
+    reference: Callable[[Spec, int, Any], Comparison] | None = None
 
     @property
     def pinned_version(self) -> str:
