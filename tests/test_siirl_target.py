@@ -326,38 +326,61 @@ def test_dual_clip_is_off_as_in_siirls_srpo_scripts() -> None:
 
 
 def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
-    """The golden spec trains LIBERO-Spatial with LoRA: the rows say so; a spec changed to the
-    script's suite, statistics, reward weight and mini-batch matches it on those rows."""
+    """The golden spec trains LIBERO-Spatial with LoRA: the rows say so, and why the rate
+    differs; a spec changed to the script's statistics, reward weight and full fine-tuning
+    matches it on those rows."""
     path = REPO / "specs" / "libero_openvla_oft.yaml"
-    rows = {r.key: r for r in make_plan(load_spec(path).spec).target("siirl").plan.example}
-    env_name = rows["actor_rollout_ref.embodied.env.env_name"]
-    assert (env_name.script, env_name.here, env_name.status) == (
-        "libero_goal",
+    comparison = make_plan(load_spec(path).spec).target("siirl").reference
+    assert comparison.reference.path.endswith("run_openvla_oft_libero_spatial.sh")
+    rows = {r.key: r for r in comparison.rows}
+    unnorm = rows["actor_rollout_ref.embodied.unnorm_key"]
+    assert (unnorm.reference, unnorm.here, unnorm.status) == (
         "libero_spatial",
+        "libero_spatial_no_noops",
         "differs",
     )
+    assert rows["actor_rollout_ref.embodied.env.env_name"].status == "same"
     assert rows["actor_rollout_ref.rollout.temperature"].status == "same"
-    assert rows["actor_rollout_ref.model.path"].status == "-"
+    assert rows["actor_rollout_ref.model.path"].status == "at launch"
     assert rows["actor_rollout_ref.model.lora_rank"].here == "32"
+    lr = rows["actor_rollout_ref.actor.optim.lr"]
+    assert lr.status == "differs" and "LoRA here, full fine-tuning in the script" in lr.why
+    assert all(r.why for r in comparison.differing)
 
     data = yaml.safe_load(path.read_text())
     data["env"]["task_suite"] = "libero_goal"
-    data["model"]["unnorm_key"] = "libero_goal"
+    data["model"]["unnorm_key"] = "libero_spatial"
     data["env"]["rewards"][0]["weight"] = 5.0
     data["training"]["mini_batches"] = data["training"]["groups"] // 4
+    data["training"]["learning_rate"] = 5e-6
     del data["model"]["lora"]
     spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
-    rows = {r.key: r for r in make_plan(spec).target("siirl").plan.example}
+    rows = {r.key: r for r in make_plan(spec).target("siirl").reference.rows}
     for key in (
-        "actor_rollout_ref.embodied.env.env_name",
         "actor_rollout_ref.embodied.unnorm_key",
         "reward_model.reward_kwargs.reward_coef",
         "actor_rollout_ref.actor.ppo_mini_batch_size",
         "actor_rollout_ref.model.lora_rank",
+        "actor_rollout_ref.actor.optim.lr",
     ):
         assert rows[key].status == "same", rows[key]
+    suite = rows["actor_rollout_ref.embodied.env.env_name"]
+    assert suite.status == "differs" and "run_openvla_oft_libero_goal.sh" in suite.why
     readme = (REPO / "generated_examples" / "libero_openvla_oft" / "README.md").read_text()
-    assert "| `actor_rollout_ref.embodied.env.env_name` | libero_goal | libero_spatial |" in readme
+    assert "| `actor_rollout_ref.embodied.unnorm_key` | libero_spatial |" in readme
+
+
+def test_the_sampling_temperature_is_the_specs_else_the_scripts() -> None:
+    """``training.temperature`` sets siiRL's rollout temperature, which a spec's own config
+    block may not set (it is derived); without it, the SRPO scripts' 1.6."""
+    data = _siirl()
+    data["training"]["temperature"] = 1.0
+    spec = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    overrides = dict(make_plan(spec).target("siirl").plan.overrides)
+    assert overrides["actor_rollout_ref.rollout.temperature"] == 1.0
+    data["targets"][0]["config"] = {"actor_rollout_ref.rollout.temperature": 1.2}
+    with pytest.raises(SpecError, match=r"training\.temperature"):
+        load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
 
 
 def _mini_batch_errors(**training: int) -> list[str]:

@@ -100,6 +100,7 @@ _OTHER = {
     "mini_batches": lambda t: [t["mini_batches"] * 2, t["mini_batches"] // 2],
     "micro_batch_size_per_gpu": lambda t: [t["micro_batch_size_per_gpu"] * 2],
     "envs": lambda t: [t["groups"] * t["group_size"] // 2, t["groups"] * t["group_size"] * 2],
+    "temperature": lambda t: [0.7],
 }
 
 _TARGETS = [(0, None), (1, None), (1, "0.2"), (2, None), (3, None)]

@@ -27,6 +27,7 @@ from .provenance import SPEC_COPY, without_header
 from .schema import schema_text
 from .spec import SCHEMA_FILE, Spec
 from .targets import FrameworkSource, TargetDecl, WarningFilter, find_target
+from .targets.common.reference import Comparison
 from .tree import Mode
 from .updates import UpdateNote, update_note
 
@@ -55,6 +56,8 @@ class PlannedTarget:
     decl: TargetDecl
     algorithm: str
     plan: Any = None  #: what the target's planner derived, for its templates
+    #: its config beside the framework's own nearest example, for the README's table
+    reference: Comparison | None = None
 
     @property
     def algorithm_config(self) -> str:
@@ -299,7 +302,8 @@ def _planned_target(spec: Spec, index: int) -> PlannedTarget:
     target = spec.targets[index]
     decl = _decl(target.framework, target.version)
     plan = decl.planner(spec, index) if decl.planner is not None else None
-    return PlannedTarget(decl, target.algorithm, plan)
+    reference = decl.reference(spec, index, plan) if decl.reference is not None else None
+    return PlannedTarget(decl, target.algorithm, plan, reference)
 
 
 def _decl(framework: str, version: str) -> TargetDecl:

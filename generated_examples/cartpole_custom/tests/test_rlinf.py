@@ -61,17 +61,22 @@ BACKEND = None  # the spec's simulator
 SIMULATOR = "gymnasium"
 CHUNK, DIM = SPEC.model.action.chunk, SPEC.model.action.dim
 IO_STRUCT = "rlinf.data.embodied_io_struct"
-SAMPLING = {
-    "do_sample": True,
-    "temperature": 1.0,
-    "top_k": 0,
-    "top_p": 1.0,
-    "max_new_tokens": None,
-}
 
 
 def config():
     return OmegaConf.load(HERE / "config.yaml")
+
+
+#: What RLinf's rollout passes ``predict_action_batch``, at the config's sampling temperature
+#: (which the actor's ``temperature_train`` re-scores at).
+TEMPERATURE = float(config().rollout.sampling_params.temperature_train)
+SAMPLING = {
+    "do_sample": True,
+    "temperature": TEMPERATURE,
+    "top_k": 0,
+    "top_p": 1.0,
+    "max_new_tokens": None,
+}
 
 
 def env_cfg(**changes):

@@ -75,6 +75,14 @@ class Training(StrictModel):
         default=2,
         description="Decision rows per forward/backward pass on one GPU; 1 to 65536.",
     )
+    temperature: Annotated[float, Field(gt=0, le=10), NotBool] | None = Field(
+        default=None,
+        description="Sampling temperature of the rollout, at which the update re-scores "
+        "its actions; above 0, at most 10. Default: each target's reference, the "
+        "framework's own example nearest the spec (e.g. 1.6 in RLinf's and siiRL's "
+        "OpenVLA-OFT LIBERO examples, 1.0 in RLinf's OpenVLA ones): the README's "
+        "reference table names it.",
+    )
 
     @property
     def episodes(self) -> int:

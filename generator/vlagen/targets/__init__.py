@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..batch import Derived
     from ..memory import Placement
     from ..spec import Spec
+    from .common.reference import Comparison
 
 __all__ = [
     "UNSUPPORTED",
@@ -179,6 +180,10 @@ class TargetDecl:
     #: Where its framework puts the actor, the rollout's weights and the env workers under
     #: the generated config, for the memory plan; ``None``: no plan for this target.
     placement: PlacementFn | None = None
+    #: The package's config beside the framework's own example nearest the spec (see
+    #: :mod:`.common.reference`), from the spec, the target's index and its plan; the README
+    #: shows it as a table.
+    reference: Callable[[Spec, int, Any], Comparison] | None = None
 
     @property
     def pinned_version(self) -> str:

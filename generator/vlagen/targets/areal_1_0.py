@@ -3,13 +3,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import TargetDecl, WarningFilter
 from .areal.checks import areal_checks
 from .areal.contract import CONTRACT
 from .areal.layout import SCHEMA
 from .areal.memory import placement
-from .areal.plan import AREAL_VERSION, SERVER, derived_batch, derived_settings, make_areal_plan
+from .areal.plan import (
+    AREAL_VERSION,
+    SERVER,
+    ArealPlan,
+    derived_batch,
+    derived_settings,
+    make_areal_plan,
+)
+from .areal.reference import comparison
 from .common.config_schema import load_schema
+
+if TYPE_CHECKING:
+    from ..spec import Spec
+    from .common.reference import Comparison
+
+
+def reference(spec: Spec, index: int, plan: ArealPlan) -> Comparison:
+    """The package's config beside AReaL's nearest example."""
+    return comparison(spec, index, plan.config, plan.own)
+
 
 TARGET = TargetDecl(
     framework="areal",
@@ -34,6 +54,7 @@ TARGET = TargetDecl(
     placement=placement,
     config_keys=lambda: load_schema(SCHEMA),
     derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
+    reference=reference,
     # train.py loads the episode dataset with datasets; the workflow encodes frames with PIL
     runtime_requirements=("datasets", "pillow"),
     # What AReaL 1.0.4's modules the tests run import on CPU, AReaL being installed --no-deps

@@ -6,13 +6,20 @@ What siiRL 0.2.0 fixes in code, and so what vlagen plans around and checks, is i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import TargetDecl, WarningFilter
 from .common.config_schema import load_schema
 from .siirl.checks import CUSTOM_NOTE, siirl_checks, siirl_resources
 from .siirl.contract import CONTRACT
 from .siirl.layout import SCHEMA
 from .siirl.memory import placement
-from .siirl.plan import derived_batch, derived_settings, make_siirl_plan
+from .siirl.plan import SiirlPlan, derived_batch, derived_settings, make_siirl_plan
+from .siirl.reference import comparison
+
+if TYPE_CHECKING:
+    from ..spec import Spec
+    from .common.reference import Comparison
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo; the GRPO chain with the spec's reward terms",
@@ -22,6 +29,12 @@ ALGORITHMS = {
     "gae": "algorithm.adv_estimator=gae (PPO); rejected for VLAs: siiRL 0.2's critic has no "
     "embodied path",
 }
+
+
+def reference(spec: Spec, index: int, plan: SiirlPlan) -> Comparison:
+    """The plan's overrides beside siiRL's SRPO script."""
+    own = tuple(spec.targets[index].config or {})
+    return comparison(spec, index, plan.overrides, plan.runtime_keys, own)
 
 
 TARGET = TargetDecl(
@@ -40,6 +53,7 @@ TARGET = TargetDecl(
     placement=placement,
     config_keys=lambda: load_schema(SCHEMA),
     derived=lambda spec, index: derived_batch(spec) + derived_settings(spec),
+    reference=reference,
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
     # embeddings; without it the reward manager's compute_score is None) but not declared.
     runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),

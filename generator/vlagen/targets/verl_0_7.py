@@ -4,13 +4,27 @@ holds the plan, checks and contract)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import FrameworkSource, TargetDecl, WeightsDtype
 from .common.config_schema import load_schema
 from .verl.checks import verl_checks
 from .verl.contract import CONTRACT
 from .verl.layout import SCHEMA, VLA
 from .verl.memory import placement
-from .verl.plan import VERL_COMMIT, VERL_TAG, derived_batch, derived_settings, make_verl_plan
+from .verl.plan import (
+    VERL_COMMIT,
+    VERL_TAG,
+    VerlPlan,
+    derived_batch,
+    derived_settings,
+    make_verl_plan,
+)
+from .verl.reference import REPOSITORY, comparison
+
+if TYPE_CHECKING:
+    from ..spec import Spec
+    from .common.reference import Comparison
 
 ALGORITHMS = {
     "grpo": "algorithm.adv_estimator=grpo (group-relative, rollout.n = group_size)",
@@ -43,6 +57,11 @@ VLA_REQUIREMENTS = (
 )
 
 
+def _reference(spec: Spec, index: int, plan: VerlPlan) -> Comparison:
+    """The package's config beside verl's VLA GRPO script."""
+    return comparison(spec, index, VERL_TAG, plan.config, plan.own)
+
+
 TARGET = TargetDecl(
     framework="verl",
     version="0.7",
@@ -51,7 +70,7 @@ TARGET = TargetDecl(
     # v0.7.1 checkout (``source``), installed first, satisfies.
     requirement="verl==0.7.1",
     source=FrameworkSource(
-        repository="https://github.com/verl-project/verl",
+        repository=REPOSITORY,
         tag=VERL_TAG,
         commit=VERL_COMMIT,
         why="the verl 0.7.1 wheel lacks verl/experimental/vla (no __init__.py, so packaging "
@@ -91,6 +110,7 @@ TARGET = TargetDecl(
     placement=placement,
     config_keys=lambda: load_schema(SCHEMA)["keys"],
     derived=lambda spec, index: derived_batch(spec, index) + derived_settings(spec),
+    reference=_reference,
     test_requirements=(
         "omegaconf",
         "hydra-core",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "8e6688b8bad2e09b9eac90b457513d7ede43b7a5b88abf7a55f2f4864bce2af4"
+SPEC_HASH: Final = "706f02e6b2dd7f6d90f48ed77e2653eb247354dc22de23604bae57a96350e199"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +367,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=4,
         micro_batch_size_per_gpu=16,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "d2f26c6eee78555a42706495874c2b0aaa297a9f26389d4b08dd453a63c68601"
+SPEC_HASH: Final = "f4e0ccdad4d302965c5756676f9e33e04cdabf4bd7a35b957e86aafc015cc1bd"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +387,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=4,
         micro_batch_size_per_gpu=2,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

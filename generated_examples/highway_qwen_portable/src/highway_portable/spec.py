@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "1236ab75dc6e595ef540037f7ba1df192e602b7f5723a184b693d9d3fdc16ea0"
+SPEC_HASH: Final = "ab62940cdb49489618e49199fe3b014df063cf6048d4748f8ee0e2f58b2dece8"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,6 +389,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=2,
         micro_batch_size_per_gpu=4,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

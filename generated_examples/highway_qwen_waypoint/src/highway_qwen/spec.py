@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "04efb60e81fdbdf9b808f15f2062fedd13e96bb227814e28477151479b1b3f9e"
+SPEC_HASH: Final = "7e90bc4b564ffb167fcb4dcca0b8a236048e7df803ec0bac0ce8c722adc090aa"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +392,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=2,
         micro_batch_size_per_gpu=4,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "90ce0af2854155d224251367076244476a795842f41f498c25c27fed8fe732e3"
+SPEC_HASH: Final = "440bf3294017a1d46cc08fc73558330582166200f0c78433fabe1c070fddd0cb"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +375,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=4,
         micro_batch_size_per_gpu=4,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

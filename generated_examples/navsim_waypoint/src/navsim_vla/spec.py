@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "ed4d25c1e9a50c425eff7d49c52984a86bf1adaba9a279a1b9bad043d4016e4d"
+SPEC_HASH: Final = "3b03d0260bbb032d41e9e350f11788be4dac5a2ce290979956f889d587e9621b"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +381,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=4,
         micro_batch_size_per_gpu=4,
+        temperature=None,
     ),
     resources=Resources(
         nodes=2,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "afb7e7eb915935410d40b5777df31610fb46b11fccd448719d2ed98e5add98ef"
+SPEC_HASH: Final = "6a0092d03755dfb0b2304babf5f6e5b4cf01938be314635cf8c3650266293747"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -271,6 +271,7 @@ class Training:
     envs: int | None
     mini_batches: int
     micro_batch_size_per_gpu: int
+    temperature: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +377,7 @@ SPEC: Final = Spec(
         envs=None,
         mini_batches=2,
         micro_batch_size_per_gpu=2,
+        temperature=None,
     ),
     resources=Resources(
         nodes=1,

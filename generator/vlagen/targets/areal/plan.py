@@ -12,6 +12,7 @@ from ...batch import Derived, comments
 from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, gpu_count
 from .layout import config_problems
+from .reference import sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -135,7 +136,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             "min_new_tokens": tokens,
             "ignore_eos": True,  # exactly `tokens` tokens: an EOS would cut the chunk
             "greedy": False,
-            "temperature": 1.0,
+            "temperature": sampling_temperature(spec),  # training.temperature or the example's
             "top_p": 1.0,
             "stop_token_ids": [],
             "skip_special_tokens": False,
@@ -240,6 +241,13 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
     t = spec.training
     return (
         Derived("actor.optimizer.lr", t.learning_rate, "training.learning_rate"),
+        Derived(
+            "gconfig.temperature",
+            sampling_temperature(spec),
+            "training.temperature"
+            if t.temperature is not None
+            else "training.temperature, default AReaL's clevr_count_70k_grpo.yaml's",
+        ),
         Derived("seed", t.seed, "training.seed"),
     )
 

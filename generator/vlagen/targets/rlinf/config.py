@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...backbones import BACKBONES
 from ...families import FAMILIES
 from ..common.placement import decision_steps, gpu_count, group_size
+from .reference import sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -26,6 +27,7 @@ PROMPT_TEXT = 256
 class RlinfVersion:
     """Where an RLinf version line puts what the adapter touches."""
 
+    tag: str  #: the release's tag in RLinf's repository (its example configs are read there)
     schema: str  #: the config layout snapshot
     model_registry: str  #: ``register_model`` (0.3) or ``enum`` (0.2's closed SupportedModel)
     io_struct: str  #: the module of ``EnvOutput``
@@ -130,7 +132,8 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
     max_prompt_length = prompt_length(spec)
     sampling = {
         "do_sample": True,
-        "temperature_train": 1.0,
+        # training.temperature, else the nearest RLinf example's (see .reference)
+        "temperature_train": sampling_temperature(spec, index),
         "temperature_eval": 0.0,  # greedy
         "top_k": 0,
         "top_p": 1.0,

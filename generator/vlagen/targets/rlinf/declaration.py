@@ -15,10 +15,12 @@ from .config import RlinfVersion
 from .contract import RLINF_0_2_CONTRACT, RLINF_0_3_CONTRACT
 from .memory import placement
 from .plan import RlinfPlan, derived_batch, derived_settings, make_rlinf_plan, rounds_key
+from .reference import comparison
 
 if TYPE_CHECKING:
     from ...batch import Derived
     from ...spec import Spec
+    from ..common.reference import Comparison
 
 RLINF_ALGORITHMS = {
     "gae": "algorithm.adv_type=gae, loss_type=actor_critic (PPO; needs a value head)",
@@ -49,6 +51,7 @@ LINES = {
         # every family the package builds trains, as on 0.3.
         ("openvla", "openvla_oft", "waypoint", "custom"),
         RlinfVersion(
+            tag="v0.2",
             schema="rlinf_0_2",
             model_registry="enum",
             io_struct="rlinf.data.embodied_io_struct",
@@ -66,6 +69,7 @@ LINES = {
         # 0.3 resolves models through a registry, so any policy the package builds can register.
         ("openvla", "openvla_oft", "waypoint", "custom"),
         RlinfVersion(
+            tag="v0.3",
             schema="rlinf_0_3",
             model_registry="register_model",
             io_struct="rlinf.data.embodied_io_struct",
@@ -115,7 +119,11 @@ def rlinf_target(version_line: str) -> TargetDecl:
         return make_rlinf_plan(spec, index, version)
 
     def derived(spec: Spec, index: int) -> tuple[Derived, ...]:
-        return derived_batch(spec, index, rounds_key(version)) + derived_settings(spec, index)
+        batch = derived_batch(spec, index, rounds_key(version))
+        return batch + derived_settings(spec, index, version)
+
+    def reference(spec: Spec, index: int, plan: RlinfPlan) -> Comparison:
+        return comparison(spec, index, version, plan.config, plan.own)
 
     return TargetDecl(
         framework="rlinf",
@@ -141,6 +149,7 @@ def rlinf_target(version_line: str) -> TargetDecl:
         ),
         config_keys=lambda: load_schema(version.schema)["keys"],
         derived=derived,
+        reference=reference,
         # What the modules the verification tests import from RLinf (installed --no-deps)
         # import in turn; regex comes with transformers, which a custom family lacks.
         test_requirements=(

@@ -14,6 +14,7 @@ from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, gpu_count, group_size
 from .config import GROUPED, LOSS_TYPES, RlinfVersion, prompt_length, rlinf_config, type_names
 from .layout import exempt_keys, layout_problems, read_elsewhere
+from .reference import nearest, sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -145,13 +146,21 @@ def derived_batch(spec: Spec, index: int, rounds_key: str) -> tuple[Derived, ...
     )
 
 
-def derived_settings(spec: Spec, index: int) -> tuple[Derived, ...]:
+def derived_settings(spec: Spec, index: int, version: RlinfVersion) -> tuple[Derived, ...]:
     """RLinf's keys beyond the batch that follow from the training block (with
     :func:`derived_batch`, what a spec's ``targets[i].config`` may not set)."""
     t, group = spec.training, group_size(spec, index, GROUPED)
     envs = "training.envs" if t.envs is not None else "training.groups x group_size"
+    example = nearest(spec, index)[0].name
     return (
         Derived("actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived(
+            f"{version.sampling_params_under}.sampling_params.temperature_train",
+            sampling_temperature(spec, index),
+            "training.temperature"
+            if t.temperature is not None
+            else f"training.temperature, default RLinf's {example}.yaml's",
+        ),
         Derived("actor.seed", t.seed, "training.seed"),
         Derived("env.train.seed", t.seed, "training.seed"),
         Derived("env.eval.seed", t.seed + 1000, "training.seed + 1000"),

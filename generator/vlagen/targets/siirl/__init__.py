@@ -29,5 +29,5 @@ checks at plan time (file references are to the siiRL 0.2.0 wheel):
 Here: :mod:`.plan` (the overrides and numbers), :mod:`.trajectory` (an episode in siiRL's
 forward passes and steps), :mod:`.pipeline` (the DAG's nodes), :mod:`.checks` (what siiRL
 cannot run), :mod:`.layout` (the overrides against siiRL's dataclasses), :mod:`.contract`,
-and :mod:`.example` (siiRL's own SRPO script, key by key).
+and :mod:`.reference` (siiRL's own SRPO script, key by key).
 """

@@ -10,9 +10,9 @@ from ...backbones import BACKBONES
 from ...batch import Derived
 from ...modelplan import center_crop
 from ..common.placement import gpu_count
-from .example import EXAMPLE, ExampleRow, example_rows
 from .layout import READ_ELSEWHERE, override_problems
 from .pipeline import PipelineNode, chain
+from .reference import sampling_temperature
 from .trajectory import (
     TRAJ_MINI_BATCH,
     backend_steps_per_step,
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 #: ``embodied_actor.update_policy`` forwards only the first trajectory of a micro-batch.
 MICRO_BATCH = 1
-#: Sampling temperature: siiRL's ``EmbodiedArguments.temperature`` default and its SRPO
-#: scripts' ``rollout.temperature`` (the rollout and the actor read the latter).
-TEMPERATURE = 1.6
 #: Dual-clip PPO's lower bound on negative-advantage ratios: siiRL's default is 3.0
 #: (``params/model_args.py``, applied in ``core_algos.compute_policy_loss_vanilla``); its SRPO
 #: scripts (``examples/embodied_srpo_trainer/run_openvla_oft_libero_*.sh``) set 10000, i.e.
@@ -70,9 +67,6 @@ class SiirlPlan:
     #: Overrides the CPU fidelity harness appends: a short episode and the smallest group and
     #: env count siiRL's rollout accepts, so its real loop runs in seconds (see harness_overrides).
     harness: dict[str, object] | None = None
-    #: siiRL's seed example (SRPO, OpenVLA-OFT on libero_goal), key by key against this plan
-    example: tuple[ExampleRow, ...] = ()
-    example_script: str = EXAMPLE
     #: A processor backbone's ``image_grid_thw`` row per camera image, ``(1, H / patch, W /
     #: patch)``; None: siiRL loads its own Prismatic model (llava backbone)
     image_grid: tuple[int, int, int] | None = None
@@ -215,6 +209,13 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
     t = spec.training
     return (
         Derived("actor_rollout_ref.actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived(
+            "actor_rollout_ref.rollout.temperature",
+            sampling_temperature(spec),
+            "training.temperature"
+            if t.temperature is not None
+            else "training.temperature, default siiRL's SRPO scripts'",
+        ),
         Derived("trainer.seed", t.seed, "training.seed"),
     )
 
@@ -282,7 +283,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("actor_rollout_ref.rollout.name", "hf"),
         ("actor_rollout_ref.rollout.n", training.group_size),
         ("actor_rollout_ref.rollout.do_sample", True),
-        ("actor_rollout_ref.rollout.temperature", TEMPERATURE),
+        ("actor_rollout_ref.rollout.temperature", sampling_temperature(spec)),
         ("actor_rollout_ref.rollout.prompt_length", 256),
         ("actor_rollout_ref.embodied.embodied_type", embodied_type),
         ("actor_rollout_ref.embodied.action_token_len", token_len),
@@ -348,8 +349,6 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         runtime_keys=runtime,
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
-        # the example trains on LIBERO: a map onto it helps LIBERO specs only
-        example=example_rows(tuple(overrides), runtime) if env.preset == "libero" else (),
         image_grid=image_grid(spec),
     )
 

@@ -13,6 +13,7 @@ from ...presets import PRESETS
 from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, group_size
 from .layout import config_problems
+from .reference import sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -136,6 +137,13 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
     t = spec.training
     return (
         Derived("actor_rollout_ref.actor.optim.lr", t.learning_rate, "training.learning_rate"),
+        Derived(
+            "actor_rollout_ref.rollout.temperature",
+            sampling_temperature(spec),
+            "training.temperature"
+            if t.temperature is not None
+            else "training.temperature, default verl's run_simpleVLA_libero_grpo.sh's",
+        ),
         Derived("data.seed", t.seed, "training.seed"),
         Derived("env.train.seed", t.seed, "training.seed"),
         Derived(
@@ -236,7 +244,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
                 "tensor_model_parallel_size": 1,
                 "n": group,
                 "prompt_length": prompt_length,
-                "temperature": 1.0,
+                "temperature": sampling_temperature(spec),  # training.temperature or the script's
                 "log_prob_micro_batch_size_per_gpu": training.micro_batch_size_per_gpu,
             },
         },
