@@ -7,9 +7,12 @@ bfloat16's rounding itself is ``vlagen``'s check (``tests/test_updates.py``): at
 model's size no rate both trains it in float32 and is rounded away in bfloat16, since its
 LoRA B matrices start at zero, where every step is representable.
 
-The run is the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO) through
-RLinf 0.3's own loop; each mutation is put in place by a bootstrap script in the run's own
-process, then the package's ``learn.main`` runs as the command does.
+The mutations are keyed by framework, each run on its golden (:data:`GOLDEN`). RLinf 0.3's
+own loop runs the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO), under
+every mutation; verl 0.7.1's ``RobRayPPOTrainer.fit`` runs the PushT example's (OpenVLA-OFT,
+bfloat16, GRPO) with its advantage's sign flipped. Each mutation is put in place by a
+bootstrap script in the run's own process, then the package's ``learn.main`` runs as the
+command does.
 """
 
 from __future__ import annotations
@@ -25,17 +28,15 @@ import pytest
 
 from conftest import GOLDENS
 
-GOLDEN = GOLDENS / "libero_openvla_oft"
-PACKAGE = "libero_openvla_oft"
+RLINF_GOLDEN = "libero_openvla_oft"  #: the golden, and its package, RLinf's mutations run on
+VERL_GOLDEN = "pusht_openvla_oft"  #: the golden, and its package, verl's mutations run on
+GOLDEN = {"rlinf": RLINF_GOLDEN, "verl": VERL_GOLDEN}
 UPDATES = "12"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(importlib.util.find_spec("rlinf") is None, reason="needs RLinf 0.3"),
-]
+pytestmark = pytest.mark.slow
 
-#: mutation → the code that makes it, run before the learning run in its process
-MUTATIONS = {
+#: mutation → the code that makes it, run before RLinf's learning run in its process
+RLINF_MUTATIONS = {
     "control": "",
     "advantage_sign": """
         registry = importlib.import_module("rlinf.algorithms.registry").ADV_REGISTRY
@@ -101,25 +102,53 @@ MUTATIONS = {
     "steps_too_small": "ARGS += ['--lr', '1e-7']",
 }
 
+#: mutation → the code that makes it, run before verl's learning run in its process (verl's
+#: VLA code is in no wheel: its source first, from ``VERL_SRC``)
+VERL_MUTATIONS = {
+    "advantage_sign": """
+        importlib.import_module(f"{PACKAGE}.targets.verl.source").use_source()
+        core_algos = importlib.import_module("verl.trainer.ppo.core_algos")
+
+        def flipped(function):
+            def advantages(*args, **kwargs):
+                out = function(*args, **kwargs)
+                return (-out[0], *out[1:])
+
+            return advantages
+
+        # compute_advantage calls GRPO's by the module's name, the others from the registry
+        grpo = core_algos.compute_grpo_outcome_advantage
+        core_algos.compute_grpo_outcome_advantage = flipped(grpo)
+        registry = core_algos.ADV_ESTIMATOR_REGISTRY
+        for name, function in list(registry.items()):
+            registry[name] = flipped(function)
+    """,
+}
+
+#: framework → its mutations
+MUTATIONS = {"rlinf": RLINF_MUTATIONS, "verl": VERL_MUTATIONS}
+
 
 #: The mutations that break learning in either direction: the top quarter's run shows it (the
 #: control, and rewards unrelated to the actions, which can drift into one quarter, run both).
 ONE_QUARTER = {"advantage_sign", "loss_mask_one_token_off", "frozen_adapter", "steps_too_small"}
 
 
-def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    package = GOLDEN[framework]
     script = tmp_path / "mutated.py"
     quarter = "ARGS += ['--quarter', 'top']\n" if mutation in ONE_QUARTER else ""
     script.write_text(
         "import importlib, sys\n"
-        f"PACKAGE = {PACKAGE!r}\n"
-        f"ARGS = ['--target', 'rlinf', '--updates', {UPDATES!r}, '--out', {str(tmp_path)!r}]\n"
+        f"PACKAGE = {package!r}\n"
+        f"ARGS = ['--target', {framework!r}, '--updates', {UPDATES!r}, "
+        f"'--out', {str(tmp_path)!r}]\n"
         + quarter
-        + textwrap.dedent(MUTATIONS[mutation])
+        + textwrap.dedent(MUTATIONS[framework][mutation])
         + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(GOLDEN / "src"), "HOME": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": str(GOLDENS / package / "src"), "HOME": str(tmp_path)}
     return subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
@@ -130,12 +159,25 @@ def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("mutation", list(MUTATIONS))
-def test_the_learning_run_fails_under_each_mutation(mutation: str, tmp_path: Path) -> None:
-    done = run(mutation, tmp_path)
+CASES = [
+    pytest.param(framework, mutation, id=f"{framework}-{mutation}")
+    for framework, mutations in MUTATIONS.items()
+    for mutation in mutations
+]
+
+
+@pytest.mark.parametrize(("framework", "mutation"), CASES)
+def test_the_learning_run_fails_under_each_mutation(
+    framework: str, mutation: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if framework == "rlinf" and importlib.util.find_spec("rlinf") is None:
+        pytest.skip("needs RLinf 0.3")
+    if framework == "verl":
+        request.getfixturevalue("verl_src")  # VERL_SRC for the run, or skip
+    done = run(framework, mutation, tmp_path)
     report = done.stdout + done.stderr[-3000:]
     if mutation == "control":
         assert done.returncode == 0 and "learned" in done.stdout, report
     else:
         assert done.returncode == 1 and "DID NOT LEARN" in done.stdout, report
-    assert (tmp_path / "learning-rlinf.png").is_file()
+    assert (tmp_path / f"learning-{framework}.png").is_file()

@@ -51,6 +51,7 @@ class Golden:
     package: str
     real_simulator: bool  #: its simulator is installed in this venv (gymnasium backends)
     backend_class: str | None
+    learns_with_verl: bool = False  #: its learning run trains through verl (VERL_SRC needed)
 
     @property
     def src(self) -> Path:
@@ -89,6 +90,7 @@ def _golden(spec: Path) -> Golden:
         plan.package,
         plan.env.preset.backend == "gymnasium",
         plan.spec.env.backend_class,
+        any(t.framework == "verl" and t.has_module for t in plan.learning),
     )
 
 
@@ -211,8 +213,10 @@ def _assert_stops_with_one_paragraph(
 @pytest.mark.slow
 @pytest.mark.parametrize("golden", GOLDEN_LIST, ids=lambda g: g.name)
 def test_readme_commands_run_or_say_what_to_install(
-    golden: Golden, tmp_path: Path, python: Path
+    golden: Golden, tmp_path: Path, python: Path, request: pytest.FixtureRequest
 ) -> None:
+    if golden.learns_with_verl:  # its VLA code is in no wheel: VERL_SRC names verl's source
+        request.getfixturevalue("verl_src")
     before = _listing(GOLDENS / golden.name)
     commands = golden.commands()
     smokes = [w for w in commands if _is_smoke(golden, w)]
