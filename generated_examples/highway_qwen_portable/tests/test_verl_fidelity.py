@@ -39,7 +39,7 @@ from omegaconf import OmegaConf, open_dict
 from highway_portable.model import build_tiny
 from highway_portable.spec import SPEC
 from highway_portable.targets.verl import import_verl, train
-from highway_portable.targets.verl.cpu import Scale, cpu_world, run_step, write_data
+from highway_portable.targets.verl.cpu import Scale, cpu_world, run_fit, write_data
 from highway_portable.targets.verl.register import HOOK, calculate_reward, setup
 from highway_portable.targets.verl.train import ConfigError, check, compose
 
@@ -61,7 +61,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def step(tmp_path_factory: pytest.TempPathFactory, tiny: str) -> SimpleNamespace:
-    return run_step(tmp_path_factory.mktemp("verl_step"), tiny, [], SCALE)
+    return run_fit(tmp_path_factory.mktemp("verl_step"), tiny, [], SCALE)
 
 
 # -- the step ----------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_update_actor_takes_one_step(step: SimpleNamespace) -> None:
 def test_fsdp2_step(tmp_path: Path, tiny: str) -> None:
     """The same step with ``actor.strategy=fsdp2`` (``fully_shard``; verl's
     ``main_task`` asserts the critic's strategy is the actor's, though there is no critic)."""
-    run = run_step(
+    run = run_fit(
         tmp_path,
         tiny,
         ["actor_rollout_ref.actor.strategy=fsdp2", "critic.strategy=fsdp2"],

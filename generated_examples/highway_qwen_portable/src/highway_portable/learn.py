@@ -75,7 +75,7 @@ TARGETS: tuple[Target, ...] = (
     Target("areal", "AReaL 1.0", "grpo", False),
     Target("rlinf", "RLinf 0.3", "grpo", True),
     Target("siirl", "siiRL 0.2", "grpo", False),
-    Target("verl", "verl 0.7", "grpo", False),
+    Target("verl", "verl 0.7", "grpo", True),
 )
 
 

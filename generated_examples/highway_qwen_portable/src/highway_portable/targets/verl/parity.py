@@ -39,9 +39,10 @@ from unittest import mock
 import numpy as np
 
 from ...parity import Decisions, Formula, equal_starts
-from . import require_verl
 from .env import VerlEnv
-from .source import SourceError, missing, use_source
+from .source import require as require_source
+
+require = require_source  #: raises a RuntimeError saying what verl's path lacks here
 
 ALGORITHM = "grpo"
 SOURCE = "verl/trainer/ppo/core_algos.py"
@@ -158,15 +159,6 @@ FORMULAS: dict[str, tuple[str, Formula]] = {
 }
 
 
-def require() -> None:
-    """Raise a RuntimeError saying what verl's path lacks here (with what to install)."""
-    use_source()
-    problem = missing()
-    if problem is not None:
-        raise SourceError(problem)
-    require_verl()
-
-
 class ParityEnv(VerlEnv):
     """:class:`~.env.VerlEnv` under the parity run's equal starts, in verl's simulator
     process: ``env.train.parity_seeds`` are the group's seeds, and the digests of every
@@ -251,7 +243,7 @@ def first_decisions(
 ) -> Decisions:
     """verl's first ``steps`` decisions of a group of ``len(seeds)`` envs on ``checkpoint``."""
     from . import env as env_module
-    from .cpu import Scale, run_step
+    from .cpu import Scale, run_fit
 
     n = len(seeds)
     calls: list[tuple[dict[str, Any], Any]] = []
@@ -271,7 +263,7 @@ def first_decisions(
             _greedy(),
             _advantage_calls(calls),
         ):
-            done = run_step(tmp, checkpoint, extra, Scale(1, n, steps, backend))
+            done = run_fit(tmp, checkpoint, extra, Scale(1, n, steps, backend))
         recorded = json.loads(record.read_text())
     generated, batch = done.generated, done.update_batch.batch
     kwargs, output = calls[-1]

@@ -24,7 +24,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from . import INSTALL, VERL_TAG
+from . import INSTALL, VERL_TAG, require_verl
 
 ENV_VAR = "VERL_SRC"
 
@@ -104,3 +104,13 @@ def missing() -> str | None:
             f"checkout or `git archive` tarball of {VERL_TAG}, or: {INSTALL}"
         )
     return None
+
+
+def require() -> None:
+    """Raise a RuntimeError saying what verl's path lacks here (with what to install):
+    :func:`use_source`, then verl v0.7.1's VLA code and version."""
+    use_source()
+    problem = missing()
+    if problem is not None:
+        raise SourceError(problem)
+    require_verl()
