@@ -7,9 +7,11 @@ bfloat16's rounding itself is ``vlagen``'s check (``tests/test_updates.py``): at
 model's size no rate both trains it in float32 and is rounded away in bfloat16, since its
 LoRA B matrices start at zero, where every step is representable.
 
-The run is the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO) through
-RLinf 0.3's own loop; each mutation is put in place by a bootstrap script in the run's own
-process, then the package's ``learn.main`` runs as the command does.
+The RLinf runs are the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO)
+through RLinf 0.3's own loop; the AReaL run is the portable highway example's (Qwen2.5-VL in
+bfloat16, GRPO) through AReaL 1.0's ``PPOTrainer.train``, its advantage sign flipped. Each
+mutation is put in place by a bootstrap script in the run's own process, then the package's
+``learn.main`` runs as the command does.
 """
 
 from __future__ import annotations
@@ -25,17 +27,19 @@ import pytest
 
 from conftest import GOLDENS
 
-GOLDEN = GOLDENS / "libero_openvla_oft"
-PACKAGE = "libero_openvla_oft"
+RLINF_GOLDEN = GOLDENS / "libero_openvla_oft"  #: the golden RLinf's mutations run
+AREAL_GOLDEN = GOLDENS / "highway_qwen_portable"  #: the golden AReaL's mutations run
+#: framework → its golden, that golden's package, and the module the framework installs
+RUNS = {
+    "rlinf": (RLINF_GOLDEN, "libero_openvla_oft", "rlinf"),
+    "areal": (AREAL_GOLDEN, "highway_portable", "areal"),
+}
 UPDATES = "12"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(importlib.util.find_spec("rlinf") is None, reason="needs RLinf 0.3"),
-]
+pytestmark = pytest.mark.slow
 
-#: mutation → the code that makes it, run before the learning run in its process
-MUTATIONS = {
+#: RLinf's mutation → the code that makes it, run before the learning run in its process
+RLINF_MUTATIONS = {
     "control": "",
     "advantage_sign": """
         registry = importlib.import_module("rlinf.algorithms.registry").ADV_REGISTRY
@@ -101,25 +105,45 @@ MUTATIONS = {
     "steps_too_small": "ARGS += ['--lr', '1e-7']",
 }
 
+#: AReaL's mutation → the code that makes it: its own advantage code
+#: (``PPOActor._compute_advantages``, which ``PPOTrainer.train`` calls), its sign flipped
+AREAL_MUTATIONS = {
+    "advantage_sign": """
+        actor = importlib.import_module("areal.trainer.ppo.actor").PPOActor
+        compute = actor._compute_advantages
+
+        def flipped(self, data):
+            out = compute(self, data)
+            out["advantages"] = -out["advantages"]
+            return out
+
+        actor._compute_advantages = flipped
+    """,
+}
+
+#: framework → its mutations
+MUTATIONS = {"rlinf": RLINF_MUTATIONS, "areal": AREAL_MUTATIONS}
 
 #: The mutations that break learning in either direction: the top quarter's run shows it (the
 #: control, and rewards unrelated to the actions, which can drift into one quarter, run both).
 ONE_QUARTER = {"advantage_sign", "loss_mask_one_token_off", "frozen_adapter", "steps_too_small"}
 
 
-def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    golden, package, _ = RUNS[framework]
     script = tmp_path / "mutated.py"
     quarter = "ARGS += ['--quarter', 'top']\n" if mutation in ONE_QUARTER else ""
     script.write_text(
         "import importlib, sys\n"
-        f"PACKAGE = {PACKAGE!r}\n"
-        f"ARGS = ['--target', 'rlinf', '--updates', {UPDATES!r}, '--out', {str(tmp_path)!r}]\n"
+        f"PACKAGE = {package!r}\n"
+        f"ARGS = ['--target', {framework!r}, '--updates', {UPDATES!r}, "
+        f"'--out', {str(tmp_path)!r}]\n"
         + quarter
-        + textwrap.dedent(MUTATIONS[mutation])
+        + textwrap.dedent(MUTATIONS[framework][mutation])
         + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(GOLDEN / "src"), "HOME": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": str(golden / "src"), "HOME": str(tmp_path)}
     return subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
@@ -130,12 +154,24 @@ def run(mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("mutation", list(MUTATIONS))
-def test_the_learning_run_fails_under_each_mutation(mutation: str, tmp_path: Path) -> None:
-    done = run(mutation, tmp_path)
+def _cases() -> list:
+    cases = []
+    for framework, mutations in MUTATIONS.items():
+        module = RUNS[framework][2]
+        missing = importlib.util.find_spec(module) is None
+        skip = pytest.mark.skipif(missing, reason=f"needs {module}")
+        cases += [pytest.param(framework, m, marks=skip, id=f"{framework}-{m}") for m in mutations]
+    return cases
+
+
+@pytest.mark.parametrize(("framework", "mutation"), _cases())
+def test_the_learning_run_fails_under_each_mutation(
+    framework: str, mutation: str, tmp_path: Path
+) -> None:
+    done = run(framework, mutation, tmp_path)
     report = done.stdout + done.stderr[-3000:]
     if mutation == "control":
         assert done.returncode == 0 and "learned" in done.stdout, report
     else:
         assert done.returncode == 1 and "DID NOT LEARN" in done.stdout, report
-    assert (tmp_path / "learning-rlinf.png").is_file()
+    assert (tmp_path / f"learning-{framework}.png").is_file()
