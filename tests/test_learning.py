@@ -10,9 +10,10 @@ LoRA B matrices start at zero, where every step is representable.
 The mutations are keyed by framework, each run on its golden (:data:`GOLDEN`). RLinf 0.3's
 own loop runs the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO), under
 every mutation; verl 0.7.1's ``RobRayPPOTrainer.fit`` runs the PushT example's (OpenVLA-OFT,
-bfloat16, GRPO) with its advantage's sign flipped. Each mutation is put in place by a
-bootstrap script in the run's own process, then the package's ``learn.main`` runs as the
-command does.
+bfloat16, GRPO) and AReaL 1.0's ``PPOTrainer.train`` the portable highway example's
+(Qwen2.5-VL in bfloat16, GRPO), each with its advantage's sign flipped. Each mutation is put
+in place by a bootstrap script in the run's own process, then the package's ``learn.main``
+runs as the command does.
 """
 
 from __future__ import annotations
@@ -30,12 +31,18 @@ from conftest import GOLDENS
 
 RLINF_GOLDEN = "libero_openvla_oft"  #: the golden, and its package, RLinf's mutations run on
 VERL_GOLDEN = "pusht_openvla_oft"  #: the golden, and its package, verl's mutations run on
-GOLDEN = {"rlinf": RLINF_GOLDEN, "verl": VERL_GOLDEN}
+AREAL_GOLDEN = "highway_qwen_portable"  #: the golden AReaL's mutations run on
+#: framework → the golden its mutations run on, and that golden's package
+GOLDEN = {
+    "rlinf": (RLINF_GOLDEN, "libero_openvla_oft"),
+    "verl": (VERL_GOLDEN, "pusht_openvla_oft"),
+    "areal": (AREAL_GOLDEN, "highway_portable"),
+}
 UPDATES = "12"
 
 pytestmark = pytest.mark.slow
 
-#: mutation → the code that makes it, run before RLinf's learning run in its process
+#: RLinf's mutation → the code that makes it, run before the learning run in its process
 RLINF_MUTATIONS = {
     "control": "",
     "advantage_sign": """
@@ -125,8 +132,24 @@ VERL_MUTATIONS = {
     """,
 }
 
+#: AReaL's mutation → the code that makes it: its own advantage code
+#: (``PPOActor._compute_advantages``, which ``PPOTrainer.train`` calls), its sign flipped
+AREAL_MUTATIONS = {
+    "advantage_sign": """
+        actor = importlib.import_module("areal.trainer.ppo.actor").PPOActor
+        compute = actor._compute_advantages
+
+        def flipped(self, data):
+            out = compute(self, data)
+            out["advantages"] = -out["advantages"]
+            return out
+
+        actor._compute_advantages = flipped
+    """,
+}
+
 #: framework → its mutations
-MUTATIONS = {"rlinf": RLINF_MUTATIONS, "verl": VERL_MUTATIONS}
+MUTATIONS = {"rlinf": RLINF_MUTATIONS, "verl": VERL_MUTATIONS, "areal": AREAL_MUTATIONS}
 
 
 #: The mutations that break learning in either direction: the top quarter's run shows it (the
@@ -135,7 +158,7 @@ ONE_QUARTER = {"advantage_sign", "loss_mask_one_token_off", "frozen_adapter", "s
 
 
 def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    package = GOLDEN[framework]
+    golden, package = GOLDEN[framework]
     script = tmp_path / "mutated.py"
     quarter = "ARGS += ['--quarter', 'top']\n" if mutation in ONE_QUARTER else ""
     script.write_text(
@@ -148,7 +171,7 @@ def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedPr
         + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(GOLDENS / package / "src"), "HOME": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": str(GOLDENS / golden / "src"), "HOME": str(tmp_path)}
     return subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
@@ -170,10 +193,10 @@ CASES = [
 def test_the_learning_run_fails_under_each_mutation(
     framework: str, mutation: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    if framework == "rlinf" and importlib.util.find_spec("rlinf") is None:
-        pytest.skip("needs RLinf 0.3")
     if framework == "verl":
         request.getfixturevalue("verl_src")  # VERL_SRC for the run, or skip
+    elif importlib.util.find_spec(framework) is None:
+        pytest.skip(f"needs {framework}")
     done = run(framework, mutation, tmp_path)
     report = done.stdout + done.stderr[-3000:]
     if mutation == "control":

@@ -3,7 +3,7 @@
 """A learning run: the tiny policy trained through each framework's own loop, on the CPU.
 
     python -m highway_portable.learn                              # every target that has one
-    python -m highway_portable.learn --target rlinf --updates 32 --out runs/
+    python -m highway_portable.learn --target areal --updates 32 --out runs/
 
 The task is the ``learning`` backend's (:mod:`.env.backends.learning`): each episode is one
 decision, and succeeds when the first control lands in the aimed quarter of its range. Each
@@ -72,7 +72,7 @@ class Target:
 
 #: The spec's targets, in the spec's order.
 TARGETS: tuple[Target, ...] = (
-    Target("areal", "AReaL 1.0", "grpo", False),
+    Target("areal", "AReaL 1.0", "grpo", True),
     Target("rlinf", "RLinf 0.3", "grpo", True),
     Target("siirl", "siiRL 0.2", "grpo", False),
     Target("verl", "verl 0.7", "grpo", True),

@@ -36,9 +36,7 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
-import torch
 
-from ...model.action_tokens import FIRST_TOKEN, VOCAB_END
 from ...parity import PLACE, Decisions, Formula, hand
 from . import require_areal
 
@@ -126,21 +124,12 @@ def _placed_episodes(workflow_class: type, episodes: dict[int, Any]) -> Iterator
         yield
 
 
-def _off_action(
-    module: torch.nn.Module, args: Any, logits: torch.Tensor
-) -> torch.Tensor:
-    """The output head's logits, :data:`OFF_ACTION` added off the action tokens."""
-    column = torch.arange(logits.shape[-1], device=logits.device)
-    off = (column < FIRST_TOKEN) | (column >= VOCAB_END)
-    return logits + OFF_ACTION * off.to(logits.dtype)
-
-
 def first_decisions(
     checkpoint: str, seeds: Sequence[int], steps: int, backend: str | None = None
 ) -> Decisions:
     """AReaL's first ``steps`` decisions of a group of ``len(seeds)`` episodes on
     ``checkpoint``."""
-    from .cpu import TinyServer, cpu_actor, rollout
+    from .cpu import TinyServer, cpu_actor, off_action_head, rollout
     from .data import rows
     from .workflow import VlaWorkflow
 
@@ -156,7 +145,7 @@ def first_decisions(
         tempfile.TemporaryDirectory(prefix="areal-parity-") as scratch,
         cpu_actor(checkpoint, Path(scratch), [trajectory]) as engine,
     ):
-        engine.model.lm_head.register_forward_hook(_off_action)
+        off_action_head(engine.model, OFF_ACTION)
         data = dict(trajectory)
         loss_mask = data["loss_mask"].clone()
         (data["prox_logp"],) = engine.actor.compute_logp([data])

@@ -11,6 +11,14 @@ one that learned succeeds almost every time; one that drifted to a corner of the
 space without learning can succeed in one quarter, never in both. Only the first control of
 a decision counts: the episode ends there.
 
+Here the controller turns the policy's waypoints into controls, and the first is its
+acceleration toward the speed the first waypoint commands (its distance over the waypoint
+interval). The ego starts at :data:`START_SPEED`, the speed the middle of the action range
+commands: the first control then rises with the first waypoint's distance from the middle
+one's, and a uniform policy lands in each quarter about one time in two. (From the
+stand-in's own start, 5 m/s, nearly every waypoint would command a faster speed: the top
+quarter would need no learning and the bottom one would be out of a uniform policy's reach.)
+
 The env reward, ``success`` and ``progress`` are 1 on success and 0 otherwise; there is no
 collision. The spec's reward terms shape them as on any backend.
 """
@@ -21,6 +29,7 @@ import os
 
 import numpy as np
 
+from .. import actions, control
 from ..vector import InProcessVector
 from .base import Obs, Task
 from .synthetic import SyntheticBackend
@@ -33,6 +42,14 @@ QUARTERS = {
     "top": 1.0,
     "bottom": -1.0,
 }  #: quarter → the sign the first control must take
+#: The ego's speed at the start (m/s): what the middle of the action range commands, its
+#: first waypoint's distance over the waypoint interval (see the module docstring).
+START_SPEED = float(
+    np.hypot(
+        *((np.asarray(actions.ACTION_LOW) + np.asarray(actions.ACTION_HIGH)) / 2)[:2]
+    )
+    / control.INTERVAL
+)
 #: Where the aimed quarter is kept: the environment, which the simulator processes a
 #: framework spawns or forks inherit (verl's env manager runs the envs in one).
 AIM_VARIABLE = "HIGHWAY_QWEN_LEARNING_QUARTER"
@@ -80,6 +97,8 @@ class LearningBackend(SyntheticBackend):
     def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]:
         _, info = super().reset(seed=seed, task_id=task_id, state_id=state_id)
         self._frame = self._offset = 0  # the same frames every episode
+        self._ego[3] = START_SPEED  # x, y, yaw, speed
+        info["ego"] = self._ego.copy()
         return self._observe(), info
 
     def step(self, control: np.ndarray) -> tuple[Obs, float, bool, bool, dict]:
