@@ -10,8 +10,9 @@ LoRA B matrices start at zero, where every step is representable.
 The mutations are keyed by framework, each run on its golden (:data:`GOLDEN`). RLinf 0.3's
 own loop runs the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO), under
 every mutation; verl 0.7.1's ``RobRayPPOTrainer.fit`` runs the PushT example's (OpenVLA-OFT,
-bfloat16, GRPO) and AReaL 1.0's ``PPOTrainer.train`` the portable highway example's
-(Qwen2.5-VL in bfloat16, GRPO), each with its advantage's sign flipped. Each mutation is put
+bfloat16, GRPO), AReaL 1.0's ``PPOTrainer.train`` the portable highway example's
+(Qwen2.5-VL in bfloat16, GRPO) and siiRL 0.2's ``DAGWorker.execute_task_graph`` the highway
+OpenVLA example's (GRPO), each with its advantage's sign flipped. Each mutation is put
 in place by a bootstrap script in the run's own process, then the package's ``learn.main``
 runs as the command does.
 """
@@ -32,11 +33,13 @@ from conftest import GOLDENS
 RLINF_GOLDEN = "libero_openvla_oft"  #: the golden, and its package, RLinf's mutations run on
 VERL_GOLDEN = "pusht_openvla_oft"  #: the golden, and its package, verl's mutations run on
 AREAL_GOLDEN = "highway_qwen_portable"  #: the golden AReaL's mutations run on
+SIIRL_GOLDEN = "highway_openvla"  #: the golden siiRL's mutations run on (its quickest)
 #: framework → the golden its mutations run on, and that golden's package
 GOLDEN = {
     "rlinf": (RLINF_GOLDEN, "libero_openvla_oft"),
     "verl": (VERL_GOLDEN, "pusht_openvla_oft"),
     "areal": (AREAL_GOLDEN, "highway_portable"),
+    "siirl": (SIIRL_GOLDEN, "highway_openvla"),
 }
 UPDATES = "12"
 
@@ -148,8 +151,26 @@ AREAL_MUTATIONS = {
     """,
 }
 
+#: siiRL's mutation → the code that makes it: its own GRPO estimator, flipped
+SIIRL_MUTATIONS = {
+    "advantage_sign": """
+        core_algos = importlib.import_module("siirl.dag_worker.core_algos")
+        grpo = core_algos.compute_grpo_outcome_advantage
+
+        def flipped(*args, **kwargs):
+            advantages, returns = grpo(*args, **kwargs)
+            return -advantages, returns
+
+        core_algos.compute_grpo_outcome_advantage = flipped
+    """,
+}
 #: framework → its mutations
-MUTATIONS = {"rlinf": RLINF_MUTATIONS, "verl": VERL_MUTATIONS, "areal": AREAL_MUTATIONS}
+MUTATIONS = {
+    "rlinf": RLINF_MUTATIONS,
+    "verl": VERL_MUTATIONS,
+    "areal": AREAL_MUTATIONS,
+    "siirl": SIIRL_MUTATIONS,
+}
 
 
 #: The mutations that break learning in either direction: the top quarter's run shows it (the

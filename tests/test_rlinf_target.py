@@ -226,11 +226,9 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
     a, b = generate(old.spec).tree, generate(new.spec).tree
     package = "src/highway_openvla"
     # 0.3 adds the fidelity harness, which drives 0.3's workers, and the parity and
-    # learning runs over it
+    # learning runs over it (the package's learning run is there already, for siiRL)
     assert set(b.keys()) - set(a.keys()) == {
         "tests/test_rlinf_fidelity.py",
-        "tests/test_learning.py",
-        f"{package}/learn.py",
         f"{package}/targets/rlinf/cpu.py",
         f"{package}/targets/rlinf/learn.py",
         f"{package}/targets/rlinf/parity.py",
@@ -241,12 +239,14 @@ def test_regenerating_from_0_2_to_0_3_touches_only_the_interface() -> None:
         ".gitattributes",  # lists the fidelity harness
         "README.md",
         "pyproject.toml",
+        f"{package}/learn.py",  # and a learning run
         f"{package}/parity.py",  # RLinf 0.3 has a parity module
         f"{package}/spec.json",
         f"{package}/spec.py",
         f"{package}/targets/rlinf/__init__.py",
         f"{package}/targets/rlinf/config.yaml",
         f"{package}/targets/rlinf/register.py",
+        "tests/test_learning.py",  # names the targets with a learning run
         "tests/test_parity.py",  # names the RLinf version
         "tests/test_rlinf.py",  # the registration tests follow the registry
         "vlagen.yaml",  # the package's copy of its spec

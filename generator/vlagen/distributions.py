@@ -112,6 +112,7 @@ VETTED: dict[str, Distribution] = _vetted(
     ("pydantic", "https://github.com/pydantic/pydantic", ""),
     ("codetiming", "https://github.com/realpython/codetiming", ""),
     ("scikit-learn", "https://github.com/scikit-learn/scikit-learn", ""),
+    ("cachetools", "https://github.com/tkem/cachetools", ""),
     # what verl 0.7.1's VLA path imports: main_ppo loads parquet with datasets,
     # ray_trainer's StatefulDataLoader is torchdata's
     ("datasets", "https://github.com/huggingface/datasets", ""),

@@ -55,8 +55,9 @@ TARGET = TargetDecl(
     derived=lambda spec, index: derived_batch(spec) + derived_settings(spec),
     reference=reference,
     # Imported by siiRL's embodied rollout, env package and embodied reward (DBSCAN over V-JEPA
-    # embeddings; without it the reward manager's compute_score is None) but not declared.
-    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn"),
+    # embeddings; without it the reward manager's compute_score is None), and by its DAG
+    # worker (its agent loop: cachetools), but not declared.
+    runtime_requirements=("tensorflow", "gymnasium", "cloudpickle", "scikit-learn", "cachetools"),
     # What siiRL's params, DAG and base env modules import (siiRL itself: --no-deps).
     test_requirements=(
         "loguru",
