@@ -3,7 +3,7 @@
 """``python -m highway_portable.learn``: the tiny policy learns the learning task through
 each framework's own loop, and the verdict is a real test.
 
-Each target with a learning run (AReaL 1.0, RLinf 0.3, verl 0.7) trains the tiny policy at the
+Each target with a learning run (AReaL 1.0, RLinf 0.3, siiRL 0.2, verl 0.7) trains the tiny policy at the
 config's dtype and LoRA for :data:`~highway_portable.learn.UPDATES` updates, aimed at the
 top quarter and then at the bottom one; in each, its last updates must succeed more often
 than its first (the verdict), and the run changes trainable weights. Runs

@@ -221,9 +221,13 @@ def test_shape_reward_puts_the_shaped_return_on_the_finishing_token() -> None:
             "responses": torch.zeros(rows, traj, per_step, dtype=torch.long),
             "finish_step": torch.tensor([0, STEPS_PER_FORWARD, 2 * STEPS_PER_FORWARD]),
             "vlagen_terms": terms,
+            "attention_mask": torch.ones(
+                rows, traj, 5, dtype=torch.long
+            ),  # siiRL's, per step
         },
         batch_size=rows,
     )
+    batch["attention_mask"][0, 0, :2] = 0  # the first row's first step, left-padded
     out = pipeline.shape_reward(batch)
     scores = out.batch["token_level_scores"]
     assert scores.shape == (rows, traj * per_step)
@@ -236,6 +240,11 @@ def test_shape_reward_puts_the_shaped_return_on_the_finishing_token() -> None:
     torch.testing.assert_close(out.batch["seq_final_reward"], scores.sum(-1))
     again = pipeline.shape_reward(out.batch)  # a reward already there is added to
     torch.testing.assert_close(again.batch["token_level_scores"], 2 * scores)
+    # tokens per trajectory, which siiRL's throughput metric adds up (its own count is a
+    # list per step of a trajectory)
+    assert list(out.batch["global_token_num"]) == [traj * 5 - 2] + [traj * 5] * (
+        rows - 1
+    )
 
 
 def test_overrides_land_in_siirls_parsed_arguments(

@@ -3,7 +3,7 @@
 """``python -m libero_openvla_oft.learn``: the tiny policy learns the learning task through
 each framework's own loop, and the verdict is a real test.
 
-Each target with a learning run (RLinf 0.3) trains the tiny policy at the
+Each target with a learning run (siiRL 0.2, RLinf 0.3) trains the tiny policy at the
 config's dtype and LoRA for :data:`~libero_openvla_oft.learn.UPDATES` updates, aimed at the
 top quarter and then at the bottom one; in each, its last updates must succeed more often
 than its first (the verdict), and the run changes trainable weights. Runs

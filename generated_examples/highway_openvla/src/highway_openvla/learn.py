@@ -73,7 +73,7 @@ class Target:
 #: The spec's targets, in the spec's order.
 TARGETS: tuple[Target, ...] = (
     Target("rlinf", "RLinf 0.3", "gae", True),
-    Target("siirl", "siiRL 0.2", "grpo", False),
+    Target("siirl", "siiRL 0.2", "grpo", True),
 )
 
 

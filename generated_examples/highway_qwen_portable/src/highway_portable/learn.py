@@ -74,7 +74,7 @@ class Target:
 TARGETS: tuple[Target, ...] = (
     Target("areal", "AReaL 1.0", "grpo", True),
     Target("rlinf", "RLinf 0.3", "grpo", True),
-    Target("siirl", "siiRL 0.2", "grpo", False),
+    Target("siirl", "siiRL 0.2", "grpo", True),
     Target("verl", "verl 0.7", "grpo", True),
 )
 

@@ -3,7 +3,7 @@
 """A learning run: the tiny policy trained through each framework's own loop, on the CPU.
 
     python -m libero_openvla_oft.learn                              # every target that has one
-    python -m libero_openvla_oft.learn --target rlinf --updates 32 --out runs/
+    python -m libero_openvla_oft.learn --target siirl --updates 32 --out runs/
 
 The task is the ``learning`` backend's (:mod:`.env.backends.learning`): each episode is one
 decision, and succeeds when the first control lands in the aimed quarter of its range. Each
@@ -73,7 +73,7 @@ class Target:
 
 #: The spec's targets, in the spec's order.
 TARGETS: tuple[Target, ...] = (
-    Target("siirl", "siiRL 0.2", "srpo", False),
+    Target("siirl", "siiRL 0.2", "srpo", True),
     Target("rlinf", "RLinf 0.3", "grpo", True),
 )
 

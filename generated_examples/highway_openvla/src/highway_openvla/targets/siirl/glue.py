@@ -14,6 +14,7 @@ the V-JEPA 2 repository (``import src.models...``) whatever the algorithm. Only 
 reward uses V-JEPA embeddings; for the others :func:`install_video_model` puts a stand-in
 for that one module in place when the repository is absent (the rollout never builds the
 model then), and for ``srpo`` it fails at once, saying how to install it.
+:func:`install_ray_free` puts back a Ray function siiRL calls and Ray 2.60 dropped.
 """
 
 from __future__ import annotations
@@ -99,8 +100,22 @@ def patch_rollout(module: types.ModuleType) -> None:
     module.LIBEROAdapter = SiirlEnv
 
 
+def install_ray_free() -> None:
+    """Give Ray back the ``ray.internal.free`` siiRL's DAG worker calls at the end of each
+    step on the object refs its data buffer held (``dag_worker/dagworker.py``:
+    ``_cleanup_step_buffers``), which Ray 2.60 no longer has: every step of a run whose
+    buffer holds samples (the group filters of srpo and dapo) would end in an
+    ``AttributeError``. Where it is missing it does nothing: siiRL drops those refs right
+    after, and Ray frees what no ref points to."""
+    import ray.internal
+
+    if not hasattr(ray.internal, "free"):
+        ray.internal.free = lambda *args, **kwargs: None
+
+
 def install() -> None:
     """Check siiRL's version and arrange the rollout patch (Ray's worker setup hook)."""
     import_siirl("siirl.environment.embodied")  # checks the version; LIBERO-free import
     install_video_model()
+    install_ray_free()
     patch_on_import(ROLLOUT_MODULE, patch_rollout)

@@ -14,6 +14,7 @@ the V-JEPA 2 repository (``import src.models...``) whatever the algorithm. Only 
 reward uses V-JEPA embeddings; for the others :func:`install_video_model` puts a stand-in
 for that one module in place when the repository is absent (the rollout never builds the
 model then), and for ``srpo`` it fails at once, saying how to install it.
+:func:`install_ray_free` puts back a Ray function siiRL calls and Ray 2.60 dropped.
 """
 
 from __future__ import annotations
@@ -128,20 +129,60 @@ def prepare_and_load_model(
         dtype = PrecisionType.to_dtype(fsdp_config.model_dtype)
     model = load_model(model_path, worker.config.embodied.unnorm_key, dtype)
     if worker._is_ref:
-        worker.flops_counter = FlopsCounter(model.config, forward_only=True)
+        worker.flops_counter = FlopsCounter(
+            flops_config(model.config), forward_only=True
+        )
     worker.generation_config = get_generation_config(model_path, trust_remote_code)
     return model, model.config, dtype
 
 
+def flops_config(config: Any) -> Any:
+    """``config`` as siiRL's ``FlopsCounter`` reads it: its Qwen2 formula reads
+    ``hidden_size`` and the other language-model fields at the top of a vision-language
+    config, where transformers 4 answered them; transformers 5 keeps them in ``text_config``
+    only, and the counter's first estimate (every rollout and update) raises. Those fields,
+    under the config's own ``model_type``."""
+    text = getattr(config, "text_config", None)
+    if text is None or hasattr(config, "hidden_size"):
+        return config
+    return types.SimpleNamespace(**{**text.to_dict(), "model_type": config.model_type})
+
+
 def patch_workers(module: types.ModuleType) -> None:
-    """Make siiRL's FSDP worker load this package's model (:func:`prepare_and_load_model`)."""
+    """Make siiRL's FSDP worker load this package's model (:func:`prepare_and_load_model`)
+    and count its FLOPs from :func:`flops_config`."""
     worker = module.ActorRolloutRefWorker
     worker._prepare_and_load_model = prepare_and_load_model
+    counter = module.FlopsCounter
+    if getattr(counter, "__vlagen__", False):
+        return
+
+    class FlopsCounter(counter):  # type: ignore[misc, valid-type]
+        __vlagen__ = True
+
+        def __init__(self, config: Any, forward_only: bool = False) -> None:
+            super().__init__(flops_config(config), forward_only)
+
+    module.FlopsCounter = FlopsCounter
+
+
+def install_ray_free() -> None:
+    """Give Ray back the ``ray.internal.free`` siiRL's DAG worker calls at the end of each
+    step on the object refs its data buffer held (``dag_worker/dagworker.py``:
+    ``_cleanup_step_buffers``), which Ray 2.60 no longer has: every step of a run whose
+    buffer holds samples (the group filters of srpo and dapo) would end in an
+    ``AttributeError``. Where it is missing it does nothing: siiRL drops those refs right
+    after, and Ray frees what no ref points to."""
+    import ray.internal
+
+    if not hasattr(ray.internal, "free"):
+        ray.internal.free = lambda *args, **kwargs: None
 
 
 def install() -> None:
     """Check siiRL's version and arrange the rollout patch (Ray's worker setup hook)."""
     import_siirl("siirl.environment.embodied")  # checks the version; LIBERO-free import
     install_video_model()
+    install_ray_free()
     patch_on_import(ROLLOUT_MODULE, patch_rollout)
     patch_on_import(WORKERS_MODULE, patch_workers)

@@ -25,6 +25,7 @@ import types
 from typing import Any
 
 import torch
+from transformers.modeling_outputs import CausalLMOutput
 
 from ...model import Policy
 from ...model.action_tokens import FIRST_TOKEN, VOCAB_END, ActionTokenizer
@@ -97,10 +98,14 @@ class SiirlVLA(torch.nn.Module):
         pixel_values: torch.Tensor,
         use_cache: bool = False,
         **kwargs: Any,
-    ) -> types.SimpleNamespace:
+    ) -> CausalLMOutput:
         """``.logits`` ``[N, TOKENS + 1, VOCAB_END]`` of prompts followed by their TOKENS
         action tokens: those of the last TOKENS + 1 positions, the ones siiRL reads being the
-        first TOKENS (each predicts the next token; the last predicts none and is flat)."""
+        first TOKENS (each predicts the next token; the last predicts none and is flat). A
+        ``ModelOutput``, as a transformers model returns: siiRL's FSDP wrapper hooks its
+        backward pass through the tensors of what the forward returns, and sees none in a
+        plain object (its parameters' low-precision copies would be freed before the
+        backward pass reads them)."""
         prompt = slice(None, -TOKENS)
         inputs = self.inputs(
             input_ids[:, prompt], attention_mask[:, prompt], pixel_values
@@ -112,7 +117,7 @@ class SiirlVLA(torch.nn.Module):
         )
         logits[:, :TOKENS, FIRST_TOKEN:] = action
         logits[:, TOKENS, FIRST_TOKEN:] = 0.0
-        return types.SimpleNamespace(logits=logits)
+        return CausalLMOutput(logits=logits)
 
     @torch.no_grad()
     def generate(

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from tensordict import NonTensorData
 
 from ...env.rewards import TERMS
 from . import import_siirl
@@ -89,7 +90,11 @@ def shape_reward(batch: Any, config: Any = None, **kwargs: Any) -> Any:
     the last token of the env step it finished at, where siiRL's embodied reward manager puts
     its own; a reward already there (``srpo``: siiRL's success and progress score) is kept
     and added to. Sets ``token_level_scores``, ``token_level_rewards`` and
-    ``seq_final_reward`` (DAPO's group filter reads it).
+    ``seq_final_reward`` (DAPO's group filter reads it), and ``global_token_num``: siiRL's
+    own count (its reward and old-log-prob nodes) sums the attention mask's last axis, which
+    for its 3-D embodied masks is a list per trajectory that its throughput metric cannot
+    add up (``utils/metrics/metric_utils.py``: ``compute_throughout_metrics``, at the end of
+    every step); this counts each trajectory's tokens, as that metric does for text.
     """
     responses = batch["responses"]
     rows, length = responses.shape[0], responses[0].numel()
@@ -105,6 +110,8 @@ def shape_reward(batch: Any, config: Any = None, **kwargs: Any) -> Any:
     batch["token_level_scores"] = scores
     batch["token_level_rewards"] = scores
     batch["seq_final_reward"] = scores.sum(-1)
+    tokens = batch["attention_mask"].flatten(1).sum(-1) // kwargs.get("tp_size", 1)
+    batch["global_token_num"] = NonTensorData(tokens.tolist())
     metrics = {"vlagen/shaped_return": shaped.mean().item()}
     for k, term in enumerate(TERMS):
         metrics[f"vlagen/{term.name}"] = (
