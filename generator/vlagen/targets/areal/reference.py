@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..common.reference import Comparison, Key, Reference, compare, flat
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, flat, temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -22,7 +22,6 @@ REPOSITORY, TAG = "https://github.com/areal-project/AReaL", "v1.0.4"
 EXAMPLE = "examples/vlm/clevr_count_70k_grpo.yaml"
 #: The example's ``gconfig.temperature`` (``GenerationHyperparameters``' default too).
 TEMPERATURE = 1.0
-_DERIVED = "derived from the spec's `training` block (the batch table below says from what)"
 _CREDIT = (
     "the workflow's credit is already group-relative (each decision's return-to-go against "
     "the group's at the same index, over the group's spread), where the example scores one "
@@ -32,8 +31,7 @@ _CREDIT = (
 
 def sampling_temperature(spec: Spec) -> float:
     """``gconfig.temperature``: ``training.temperature``, else the example's."""
-    t = spec.training.temperature
-    return TEMPERATURE if t is None else t
+    return temperature(spec.training.temperature, TEMPERATURE)
 
 
 def reference(spec: Spec, index: int) -> Reference:
@@ -153,9 +151,9 @@ def reference(spec: Spec, index: int) -> Reference:
             "`resources`: the GPUs generation leaves",
             "the spec's split of its GPUs",
         ),
-        Key("train_dataset.batch_size", 28, "`training.groups`", _DERIVED),
-        Key("actor.ppo_n_minibatches", 1, "`training.mini_batches`", _DERIVED),
-        Key("actor.mb_spec.max_tokens_per_mb", 4096, "`training`", _DERIVED),
+        Key("train_dataset.batch_size", 28, "`training.groups`", DERIVED),
+        Key("actor.ppo_n_minibatches", 1, "`training.mini_batches`", DERIVED),
+        Key("actor.mb_spec.max_tokens_per_mb", 4096, "`training`", DERIVED),
     )
     return Reference(
         repository=REPOSITORY,

@@ -20,16 +20,26 @@ from typing import Any
 
 __all__ = [
     "AT_LAUNCH",
+    "DERIVED",
     "Comparison",
     "Key",
     "Reference",
     "Row",
     "compare",
     "flat",
+    "temperature",
     "text",
 ]
 
 AT_LAUNCH = "at launch"
+#: What sets a batch key here, for the rows of keys the spec's ``training`` block derives.
+DERIVED = "derived from the spec's `training` block (the batch table below says from what)"
+
+
+def temperature(chosen: float | None, reference: float) -> float:
+    """The sampling temperature a target sets: the spec's ``training.temperature``
+    (``chosen``), else its reference example's."""
+    return reference if chosen is None else chosen
 
 
 class _Lookup:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..common.placement import gpu_count
-from ..common.reference import Comparison, Key, Reference, compare, flat
+from ..common.reference import Comparison, Key, Reference, compare, flat, temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -243,9 +243,8 @@ def _no_example(family: str) -> str:
 def sampling_temperature(spec: Spec, index: int) -> float:
     """The rollout's sampling temperature: ``training.temperature``, else the nearest
     example's ``temperature_train``."""
-    if spec.training.temperature is not None:
-        return spec.training.temperature
-    return float(nearest(spec, index)[0].values["rollout.sampling_params.temperature_train"])
+    example = nearest(spec, index)[0].values["rollout.sampling_params.temperature_train"]
+    return temperature(spec.training.temperature, float(example))
 
 
 def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:

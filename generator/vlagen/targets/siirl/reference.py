@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..common.reference import Comparison, Key, Reference, compare
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -32,15 +32,13 @@ SUITES = {
 #: The script's sampling temperature (``TEMPERATURE=1.6``, siiRL's ``EmbodiedArguments``
 #: default too); the rollout and the actor read ``actor_rollout_ref.rollout.temperature``.
 TEMPERATURE = 1.6
-_DERIVED = "derived from the spec's `training` block (the batch table below says from what)"
 _SRPO = "`targets[].algorithm`: srpo"
 
 
 def sampling_temperature(spec: Spec) -> float:
     """``actor_rollout_ref.rollout.temperature``: ``training.temperature``, else the
     script's."""
-    t = spec.training.temperature
-    return TEMPERATURE if t is None else t
+    return temperature(spec.training.temperature, TEMPERATURE)
 
 
 def reference(spec: Spec, index: int) -> Reference:
@@ -129,7 +127,7 @@ def reference(spec: Spec, index: int) -> Reference:
             "actor_rollout_ref.embodied.env.num_envs",
             16,
             "`training.envs` / GPUs x `rollout.n`",
-            _DERIVED,
+            DERIVED,
         ),
         Key(
             "actor_rollout_ref.embodied.env.max_steps",
@@ -149,14 +147,14 @@ def reference(spec: Spec, index: int) -> Reference:
             "the weight of the `success` reward term",
             "the spec's `success` weight",
         ),
-        Key("data.train_batch_size", 64, "`training.groups`", _DERIVED),
-        Key("data.val_batch_size", 496, "`training.groups`", _DERIVED),
-        Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", _DERIVED),
+        Key("data.train_batch_size", 64, "`training.groups`", DERIVED),
+        Key("data.val_batch_size", 496, "`training.groups`", DERIVED),
+        Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", DERIVED),
         Key(
             "actor_rollout_ref.actor.ppo_mini_batch_size",
             4,
             "`training.groups` / `mini_batches`",
-            _DERIVED,
+            DERIVED,
         ),
         Key(
             "actor_rollout_ref.actor.optim.lr",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...presets import PRESETS
-from ..common.reference import Comparison, Key, Reference, compare, flat
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, flat, temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -28,14 +28,12 @@ TEMPERATURE = 1.6
 ENV_GPUS, ROLLOUT_GPUS = 4, 4
 #: Why this package's verl worker refuses a key set (``workers.py``'s ``UNREAD``).
 _REFUSED = "fixed: this package's verl worker refuses `true` ({why})"
-_DERIVED = "derived from the spec's `training` block (the batch table below says from what)"
 
 
 def sampling_temperature(spec: Spec) -> float:
     """``actor_rollout_ref.rollout.temperature``: ``training.temperature``, else the
     script's."""
-    t = spec.training.temperature
-    return TEMPERATURE if t is None else t
+    return temperature(spec.training.temperature, TEMPERATURE)
 
 
 def reference(spec: Spec, index: int, tag: str) -> Reference:
@@ -101,7 +99,7 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
         Key("actor_rollout_ref.actor.grad_clip", 1.0, "fixed"),
         Key("actor_rollout_ref.actor.clip_ratio_high", 0.28, "fixed, per algorithm"),
         Key("actor_rollout_ref.actor.clip_ratio_low", 0.2, "fixed"),
-        Key("actor_rollout_ref.actor.ppo_mini_batch_size", 128, "`training`", _DERIVED),
+        Key("actor_rollout_ref.actor.ppo_mini_batch_size", 128, "`training`", DERIVED),
         Key(
             "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
             2,
@@ -150,9 +148,9 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
             "the spec's `training.temperature`",
         ),
         Key("actor_rollout_ref.rollout.prompt_length", 512, "fixed"),
-        Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", _DERIVED),
-        Key("data.train_batch_size", 8, "`training.groups`", _DERIVED),
-        Key("env.train.num_envs", 8, "`training`", _DERIVED),
+        Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", DERIVED),
+        Key("data.train_batch_size", 8, "`training.groups`", DERIVED),
+        Key("env.train.num_envs", 8, "`training`", DERIVED),
         Key(
             "env.train.max_episode_steps",
             512,
