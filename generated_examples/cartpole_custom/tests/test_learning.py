@@ -16,11 +16,15 @@ import struct
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cartpole_pixels import learn
+from cartpole_pixels.env.backends import learning
 from cartpole_pixels.learn import (
     ENVS,
     LEARNING_RATE,
+    NOT_RUN,
     QUARTERS,
     TARGETS,
     UPDATES,
@@ -99,6 +103,38 @@ def test_the_verdict_needs_the_last_quarter_clearly_above_the_first() -> None:
     assert not verdict(falling).learned
     frozen = _curve([4, 3, 5, 4, 6, 8, 9, 11, 12, 14, 15, 16], changed=0)
     assert not verdict(frozen).learned and "changed none" in verdict(frozen).reason
+
+
+def test_an_env_kept_from_one_run_to_the_next_follows_each_runs_aim(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A framework may keep its envs between the two runs of a target (AReaL's workflow
+    pools them): the aim is the one of the run under way, read at each reset."""
+    backend = learning.make(0)
+    high = np.asarray(backend.control_high, dtype=np.float64)
+    for quarter, succeeds in (("top", True), ("bottom", False), ("top", True)):
+        monkeypatch.setenv(learning.AIM_VARIABLE, quarter)
+        backend.reset(seed=0, task_id=0, state_id=0)
+        assert backend.step(high)[4]["success"] is succeeds, quarter
+
+
+def test_a_target_named_that_cannot_run_exits_not_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    """A check that did not run does not pass: a target named by ``--target`` whose
+    framework is missing, or a run where no target ran, exits :data:`NOT_RUN`, not 0."""
+
+    class Missing:
+        @staticmethod
+        def require() -> None:
+            raise RuntimeError("needs the framework")
+
+    monkeypatch.setattr(learn, "learn_module", lambda target: Missing)
+    named = ["--target", TARGETS[0].framework]
+    assert main([*named, "--out", str(tmp_path)]) == NOT_RUN != 0
+    assert main(["--out", str(tmp_path)]) == NOT_RUN
+    out = capsys.readouterr().out
+    assert "skipped" in out and "learned" not in out
 
 
 def test_fisher_exact_test_against_its_definition() -> None:

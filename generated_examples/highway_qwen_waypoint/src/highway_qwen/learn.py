@@ -24,7 +24,9 @@ the updates is above that of the first quarter (the policy before and while it s
 learning: the run's measure of chance) by a one-sided Fisher exact test at :data:`ALPHA`,
 and the updates changed trainable weights. The command prints the rates per update and the
 verdict, writes the curves as ``learning-<framework>.png`` in ``--out``, and exits 0 when
-every target that ran learned, 1 when one did not, 2 on a usage error.
+every target that ran learned, 1 when one did not, 2 on a usage error, 3 when none ran
+or one named by ``--target`` could not (its framework missing): a check that did not run
+does not pass.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ LEARNING_RATE = 0.003
 UPDATES = 24  #: updates per run (two runs per target: the top quarter and the bottom)
 ENVS = 16  #: episodes per update
 ALPHA = 1e-3  #: the Fisher test's level: "clearly above chance"
+NOT_RUN = 3  #: the exit status when a target named, or every target, could not run
 SEED = 0  #: the tiny checkpoint's and the frameworks' seed
 QUARTERS = (
     "top",
@@ -343,16 +346,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     chosen = [t for t in TARGETS if args.target is None or t.framework in args.target]
-    status = 0
+    status, ran = 0, 0
     for target in chosen:
         if not target.has_module:
             print(f"{target.title}: skipped, no learning run for this target yet")
+            status = NOT_RUN if args.target else status
             continue
         try:
             learn_module(target).require()
         except RuntimeError as missing:  # the framework, its version
             print(f"{target.title}: skipped, {missing}")
+            status = NOT_RUN if args.target else status
             continue
+        ran += 1
         with (
             warnings.catch_warnings(),
             tempfile.TemporaryDirectory(prefix="highway_qwen-learn-") as scratch,
@@ -378,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         draw(curves, found, picture)
         print(report(target, curves, found, picture))
         status = status or (0 if all(v.learned for v in found) else 1)
-    return status
+    return status if ran else NOT_RUN
 
 
 if __name__ == "__main__":

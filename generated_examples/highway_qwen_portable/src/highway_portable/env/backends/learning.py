@@ -39,15 +39,15 @@ AIM_VARIABLE = "HIGHWAY_PORTABLE_LEARNING_QUARTER"
 
 
 def aim(quarter: str) -> None:
-    """Aim the backends made from now on, in this process and those it starts, at
-    ``quarter`` of :data:`QUARTERS`."""
+    """Aim the backends at ``quarter`` of :data:`QUARTERS` from their next reset, in this
+    process and those it starts from now on."""
     if quarter not in QUARTERS:
         raise ValueError(f"quarter must be one of {sorted(QUARTERS)}, not {quarter!r}")
     os.environ[AIM_VARIABLE] = quarter
 
 
 def aimed() -> str:
-    """The quarter the backends made now aim at (``top`` unless :func:`aim` said otherwise)."""
+    """The quarter a backend reset now aims at (``top`` unless :func:`aim` said otherwise)."""
     return os.environ.get(AIM_VARIABLE, "top")
 
 
@@ -71,13 +71,15 @@ def make_vector(num_envs: int, *, check_every_step: bool = False) -> InProcessVe
 
 class LearningBackend(SyntheticBackend):
     """The stand-in's observations; one step, a success in the aimed quarter of the first
-    control channel."""
+    control channel. The aim is read at every reset: a run may keep its envs (AReaL's
+    workflow pools them) from one aimed quarter to the next."""
 
     def __init__(self, index: int) -> None:
         super().__init__(index)
         self.sign = QUARTERS[aimed()]
 
     def reset(self, *, seed: int, task_id: int, state_id: int) -> tuple[Obs, dict]:
+        self.sign = QUARTERS[aimed()]
         _, info = super().reset(seed=seed, task_id=task_id, state_id=state_id)
         self._frame = self._offset = 0  # the same frames every episode
         return self._observe(), info

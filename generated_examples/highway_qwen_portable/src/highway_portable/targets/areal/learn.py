@@ -32,11 +32,15 @@ server (``fsdp:d1p1t1``, ``sglang:d1p1t1``); ``envs`` episodes per update in gro
 ``vla.group_size``, that is ``envs / vla.group_size`` dataset rows per update
 (``train_dataset.batch_size``, ``rollout.consumer_batch_size`` and
 ``max_concurrent_rollouts``, as the config sizes them); the ``learning`` backend; the
-learning rate given, and the run's seed; no checkpoint saved. The dtypes (the actor
-computes in ``actor.dtype`` on AReaL's float32 master weights, ``actor.optimizer_dtype``;
-the server serves ``sglang.dtype``), optimizer, clipping, mini-batches
-(``actor.ppo_n_minibatches``), off-policyness, decoupled loss and algorithm keys are the
-config's own.
+learning rate given, and the run's seed; no checkpoint saved. The trainable weights'
+dtype (AReaL's master weights, ``actor.optimizer_dtype``), the server's (``sglang.dtype``),
+optimizer, clipping, mini-batches (``actor.ppo_n_minibatches``), off-policyness, decoupled
+loss and algorithm keys are the config's own. One is the CPU's: the actor computes in
+float32 (:data:`COMPUTE_DTYPE`) where ``actor.dtype`` may say bfloat16. AReaL's actor
+projects every position onto the whole vocabulary, and a CPU without bfloat16 arithmetic
+(no AVX-512) takes some 1.5 s a row for that product's backward in bfloat16, a hundred
+times float32's: the run would take most of an hour. Whether an update survives is the
+master weights' dtype, which the run keeps.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ CODE = (
     "PPOActor.compute_advantages, PPOActor.ppo_update, FSDPEngine.update_weights (xccl)"
 )
 CONFIG = Path(__file__).with_name("config.yaml")  #: this package's AReaL config
+COMPUTE_DTYPE = "float32"  #: the actor's compute dtype here (see the module docstring)
 
 
 def require() -> None:
@@ -137,7 +142,9 @@ def learning_config(
             "vla.backend=learning",
         ]
     )
-    config.actor = cpu_actor_config(config.actor, checkpoint, row_tokens(checkpoint))
+    config.actor = cpu_actor_config(
+        config.actor, checkpoint, row_tokens(checkpoint), dtype=COMPUTE_DTYPE
+    )
     return config
 
 

@@ -154,7 +154,9 @@ def learning_args(
         "actor_rollout_ref.actor.ppo_mini_batch_size": groups // MINI_BATCHES,
         "actor_rollout_ref.actor.optim.lr": lr,
         "trainer.total_training_steps": updates,
-        "trainer.save_freq": -1,
+        # one checkpoint, at the last step, as a launch saves them (its manager's rank-0
+        # path reads the model's config and ``can_generate``): into the run's scratch folder
+        "trainer.save_freq": updates,
         "trainer.test_freq": -1,
         "trainer.seed": seed,
         "data.num_loader_workers": 0,

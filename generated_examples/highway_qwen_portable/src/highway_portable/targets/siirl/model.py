@@ -64,6 +64,11 @@ class SiirlVLA(torch.nn.Module):
             }
         }
 
+    def can_generate(self) -> bool:
+        """No: siiRL's checkpoint manager then saves no generation config (it asks on rank 0
+        at every save)."""
+        return False
+
     def get_action_dim(self, key: str) -> int:
         return len(self.get_action_stats(key)["q01"])
 
