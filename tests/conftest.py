@@ -70,7 +70,7 @@ def run_package_tests(
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = str(_scratch() / "pycache")
     elif not env.get("PYTHONPATH"):  # nothing in front of what the preloaded Python imported
-        python = str(_preloaded_python())
+        python = str(preloaded_python())
         # pytest cannot rewrite the asserts of plugins imported before it (hydra's)
         options += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     command = [python, "-m", "pytest", *options, *only]
@@ -96,7 +96,7 @@ def run_package_tests(
     return done.stdout
 
 
-def _preloaded_python() -> Path:
+def preloaded_python() -> Path:
     """This test process's preloaded Python (:mod:`preloaded`) for the packages' test runs in
     this venv: each runs in a fork of one that has imported torch, transformers, pytest and
     RLinf, some 9 s of CPU a run. What a fork cannot show (an import a package forgot that a

@@ -7,13 +7,19 @@ bfloat16's rounding itself is ``vlagen``'s check (``tests/test_updates.py``): at
 model's size no rate both trains it in float32 and is rounded away in bfloat16, since its
 LoRA B matrices start at zero, where every step is representable.
 
-The mutations are keyed by framework, each run on its golden (:data:`GOLDEN`). RLinf 0.3's
-own loop runs the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO), under
-every mutation; verl 0.7.1's ``RobRayPPOTrainer.fit`` runs the PushT example's (OpenVLA-OFT,
-bfloat16, GRPO), AReaL 1.0's ``PPOTrainer.train`` the portable highway example's
-(Qwen2.5-VL in bfloat16, GRPO) and siiRL 0.2's ``DAGWorker.execute_task_graph`` the highway
-OpenVLA example's (GRPO), each with its advantage's sign flipped. Each mutation is put
-in place by a bootstrap script in the run's own process, then the package's ``learn.main``
+The mutations are keyed by framework, each run on its golden (:data:`GOLDEN`), each
+framework under four at least: its advantage's sign flipped (in its own
+estimator), the loss's mask one token late (where its loss reads it: RLinf's and verl's
+through the package's ``Policy.evaluate``, siiRL's own policy loss, the mask the AReaL
+workflow hands AReaL), the trained weights frozen (RLinf's LoRA adapters; elsewhere AdamW
+handed zero gradients) and steps too small to move the policy. RLinf 0.3's own loop runs
+the LIBERO example's (OpenVLA-OFT with LoRA r32 in bfloat16, GRPO), verl 0.7.1's
+``RobRayPPOTrainer.fit`` the PushT example's (OpenVLA-OFT, bfloat16, GRPO), AReaL 1.0's
+``PPOTrainer.train`` the portable highway example's (Qwen2.5-VL in bfloat16, GRPO) and
+siiRL 0.2's ``DAGWorker.execute_task_graph`` the highway OpenVLA example's (GRPO). The
+unmutated runs, side by side: RLinf's and AReaL's ``control`` here, at this test's
+updates; siiRL's and verl's in the README test, on these goldens. Each mutation is put in
+place by a bootstrap script in the run's own process, then the package's ``learn.main``
 runs as the command does.
 """
 
@@ -22,13 +28,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import GOLDENS
+from conftest import GOLDENS, preloaded_python
 
 RLINF_GOLDEN = "libero_openvla_oft"  #: the golden, and its package, RLinf's mutations run on
 VERL_GOLDEN = "pusht_openvla_oft"  #: the golden, and its package, verl's mutations run on
@@ -112,6 +117,32 @@ RLINF_MUTATIONS = {
     "steps_too_small": "ARGS += ['--lr', '1e-7']",
 }
 
+#: Mutations any framework's run takes: steps too small to move the policy, and an optimizer
+#: that sees every gradient as zero (a frozen model: AdamW's weight decay still moves the
+#: weights, so the verdict has to see that the policy did not learn, not that nothing moved).
+COMMON_MUTATIONS = {
+    "frozen_weights": """
+        import torch
+
+        step = torch.optim.AdamW.step
+
+        def frozen(self, *args, **kwargs):
+            for group in self.param_groups:
+                for weight in group["params"]:
+                    if weight.grad is not None:
+                        weight.grad.zero_()
+            return step(self, *args, **kwargs)
+
+        torch.optim.AdamW.step = frozen
+    """,
+    "steps_too_small": RLINF_MUTATIONS["steps_too_small"],
+}
+
+#: The loss scores our policy's log-probs with the first action token's detached: the token
+#: the task judges is scored but never trained (the loss's mask one token late). RLinf's,
+#: and verl's, whose actor scores through the package's ``Policy.evaluate``.
+EVALUATE_ONE_TOKEN_OFF = RLINF_MUTATIONS["loss_mask_one_token_off"]
+
 #: mutation → the code that makes it, run before verl's learning run in its process (verl's
 #: VLA code is in no wheel: its source first, from ``VERL_SRC``)
 VERL_MUTATIONS = {
@@ -133,11 +164,15 @@ VERL_MUTATIONS = {
         for name, function in list(registry.items()):
             registry[name] = flipped(function)
     """,
+    "loss_mask_one_token_off": EVALUATE_ONE_TOKEN_OFF,
+    **COMMON_MUTATIONS,
 }
 
 #: AReaL's mutation → the code that makes it: its own advantage code
-#: (``PPOActor._compute_advantages``, which ``PPOTrainer.train`` calls), its sign flipped
+#: (``PPOActor._compute_advantages``, which ``PPOTrainer.train`` calls), its sign flipped;
+#: the loss mask the workflow hands AReaL, one token late
 AREAL_MUTATIONS = {
+    "control": "",
     "advantage_sign": """
         actor = importlib.import_module("areal.trainer.ppo.actor").PPOActor
         compute = actor._compute_advantages
@@ -149,9 +184,26 @@ AREAL_MUTATIONS = {
 
         actor._compute_advantages = flipped
     """,
+    "loss_mask_one_token_off": """
+        import torch
+
+        workflow = importlib.import_module(f"{PACKAGE}.targets.areal.workflow").VlaWorkflow
+        trajectory = workflow.trajectory
+
+        def late(self, episodes):
+            out = trajectory(self, episodes)
+            mask = out["loss_mask"]
+            out["loss_mask"] = torch.cat([torch.zeros_like(mask[:, :1]), mask[:, :-1]], dim=1)
+            return out
+
+        workflow.trajectory = late
+    """,
+    **COMMON_MUTATIONS,
 }
 
-#: siiRL's mutation → the code that makes it: its own GRPO estimator, flipped
+#: siiRL's mutation → the code that makes it: its own GRPO estimator, flipped; its own
+#: policy loss (``compute_policy_loss_vanilla``, which its embodied actor calls) handed the
+#: response mask one token late
 SIIRL_MUTATIONS = {
     "advantage_sign": """
         core_algos = importlib.import_module("siirl.dag_worker.core_algos")
@@ -163,6 +215,19 @@ SIIRL_MUTATIONS = {
 
         core_algos.compute_grpo_outcome_advantage = flipped
     """,
+    "loss_mask_one_token_off": """
+        import torch
+
+        core_algos = importlib.import_module("siirl.dag_worker.core_algos")
+        loss = core_algos.compute_policy_loss_vanilla
+
+        def late(*args, response_mask, **kwargs):
+            mask = torch.cat([torch.zeros_like(response_mask[:, :1]), response_mask[:, :-1]], 1)
+            return loss(*args, response_mask=mask, **kwargs)
+
+        core_algos.compute_policy_loss_vanilla = late
+    """,
+    **COMMON_MUTATIONS,
 }
 #: framework → its mutations
 MUTATIONS = {
@@ -173,16 +238,34 @@ MUTATIONS = {
 }
 
 
-#: The mutations that break learning in either direction: the top quarter's run shows it (the
-#: control, and rewards unrelated to the actions, which can drift into one quarter, run both).
-ONE_QUARTER = {"advantage_sign", "loss_mask_one_token_off", "frozen_adapter", "steps_too_small"}
+#: The mutations that break learning in either direction: one quarter's run shows it (the
+#: control, and rewards unrelated to the actions, which can drift into one quarter, run both,
+#: but AReaL's control, see :data:`QUARTER`).
+ONE_QUARTER = {
+    "advantage_sign",
+    "loss_mask_one_token_off",
+    "frozen_adapter",
+    "frozen_weights",
+    "steps_too_small",
+}
+
+
+#: framework → the quarter its one-quarter runs aim at: where its tiny policy starts near
+#: chance. AReaL's starts in the top quarter about half the time (its tiny Qwen's head, off
+#: the action tokens, leans there), and learns it within the first updates of the verdict's
+#: window: at 12 updates its unmutated top run fails too (p = 0.005), its bottom one passes
+#: (0.41 to 0.83, p = 4e-6). AReaL's control runs that quarter alone: its two-quarter run
+#: needs 24 updates, some 4 minutes of CPU, more than this suite can give it.
+QUARTER = {"rlinf": "top", "verl": "top", "siirl": "top", "areal": "bottom"}
 
 
 def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """``python -m <pkg>.learn`` on ``framework``'s golden with ``mutation`` in place, in a fork
+    of the suite's preloaded Python (torch and transformers imported once: some 9 s a run)."""
     golden, package = GOLDEN[framework]
-    script = tmp_path / "mutated.py"
-    quarter = "ARGS += ['--quarter', 'top']\n" if mutation in ONE_QUARTER else ""
-    script.write_text(
+    one = mutation in ONE_QUARTER or (framework, mutation) == ("areal", "control")
+    quarter = f"ARGS += ['--quarter', {QUARTER[framework]!r}]\n" if one else ""
+    script = (
         "import importlib, sys\n"
         f"PACKAGE = {package!r}\n"
         f"ARGS = ['--target', {framework!r}, '--updates', {UPDATES!r}, "
@@ -192,9 +275,14 @@ def run(framework: str, mutation: str, tmp_path: Path) -> subprocess.CompletedPr
         + "\nif __name__ == '__main__':\n"
         + "    sys.exit(importlib.import_module(f'{PACKAGE}.learn').main(ARGS))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(GOLDENS / golden / "src"), "HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(GOLDENS / golden / "src"),
+        "HOME": str(tmp_path),
+        "OMP_NUM_THREADS": "1",  # one per xdist worker, as the preloaded Python has
+    }
     return subprocess.run(
-        [sys.executable, str(script)],
+        [str(preloaded_python()), "-c", script],
         cwd=tmp_path,
         env=env,
         capture_output=True,

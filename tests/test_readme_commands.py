@@ -49,10 +49,11 @@ SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  #: ``NAME=value`` before a co
 #: ``--target`` options (a golden not named: its learn command is not run here). Each
 #: framework's learning run runs on one golden at least, RLinf's on every one of its goldens;
 #: the others stay within the suite's budget by running once: siiRL's on highway_openvla (a
-#: third of LIBERO's cost), verl's on PushT. AReaL's takes 5 to 8 minutes of CPU per golden
-#: (its loss takes the log-softmax over the tiny Qwen checkpoint's 151,936-token vocabulary
-#: at every position), more than the suite can give it: the generated package's own learning
-#: test (marker ``learning``) runs it.
+#: third of LIBERO's cost), verl's on PushT. AReaL's takes some 4 minutes of CPU per golden
+#: (its actor projects every position onto the tiny Qwen checkpoint's 151,936-token
+#: vocabulary), more than the suite can give it: ``tests/test_learning.py`` runs its control
+#: and mutations on one quarter, and the generated package's own learning test (marker
+#: ``learning``) runs it whole.
 LEARNING = {
     "cartpole_custom": ("rlinf",),
     "highway_openvla": ("rlinf", "siirl"),

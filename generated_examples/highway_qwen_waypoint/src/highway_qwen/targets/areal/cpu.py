@@ -19,9 +19,13 @@ Stand-ins, named, for what does not run here:
   update it joins the trainer's weight-update group as the servers' rank over gloo (the
   servers use NCCL on a GPU), receives each tensor the trainer broadcasts, bucket by
   bucket, and loads it into the server's model by the name the trainer sends (the
-  server's own layout, as SGLang's and vLLM's loaders read it). Everything else of the
-  engine (workflow resolution, the ``WorkflowExecutor``, ``prepare_batch``, versions) is
-  AReaL's.
+  server's own layout, as SGLang's and vLLM's loaders read it). Its ``agenerate`` is the
+  server's answer to the whole request: AReaL's own ``agenerate`` (its prompt-length
+  check, the SGLang or vLLM payload built from the request, the response parsed, the
+  request sent again after a server aborted it for a weight update) does not run, and the
+  stand-in samples at the request's temperature from the whole distribution (no top-k or
+  top-p: the config's are AReaL's defaults, which keep every token). The rest of the engine
+  (workflow resolution, the ``WorkflowExecutor``, ``prepare_batch``, versions) is AReaL's.
 - :func:`cpu_actor_config` changes AReaL's ``FSDPPPOActor`` config for a CPU: sdpa
   attention (no flash-attention kernel), one row per micro-batch (sdpa has no
   variable-length packing: packed rows would attend to each other; AReaL weights each

@@ -232,7 +232,9 @@ class TinyOpenVLA(torch.nn.Module):
       ``get_action_stats`` and ``norm_stats``;
     - what siiRL's FSDP worker calls on the model it loads (:func:`load_tiny_openvla`):
       ``config``, ``gradient_checkpointing_enable``, ``enable_input_require_grads`` and, for
-      peft's causal-LM wrapper of its LoRA, ``prepare_inputs_for_generation``.
+      peft's causal-LM wrapper of its LoRA, ``prepare_inputs_for_generation``;
+    - ``can_generate``, which siiRL's checkpoint manager asks on rank 0 at every save: no
+      (the tiny checkpoint has no generation config for it to copy).
 
     Both heads are the output layer's weight applied as OpenVLA's ``lm_head`` applies it: a
     LoRA adapter siiRL's ``target_modules=all-linear`` puts on that layer (peft spares the
@@ -243,6 +245,9 @@ class TinyOpenVLA(torch.nn.Module):
     #: Where the transformers model sits, which peft asks of the model it adapts (a
     #: transformers model's own attribute)
     base_model_prefix = "network"
+
+    def can_generate(self) -> bool:
+        return False
 
     def __init__(self, policy: Policy, unnorm_key: str, action_tokens: int) -> None:
         super().__init__()

@@ -25,8 +25,9 @@ Stand-ins, each for something that cannot run here:
 
 - :class:`LocalWorkerGroup` for ``RayWorkerGroup``: one worker constructed in this
   process (``world_size`` 1); a method registered ``blocking=False`` returns a finished
-  future (``.get()``), as Ray's ``ObjectRef`` would after ``ray.get``. With one rank verl's
-  dispatch and collect functions pass the data through unchanged. For the fidelity tests
+  future (``.get()``), as Ray's ``ObjectRef`` would after ``ray.get``. verl's dispatch and
+  collect functions are not called (over one rank they would hand the worker the data
+  unchanged): a method missing its registration shows only at launch. For the fidelity tests
   and parity (``known_advantages``) it hands ``update_actor`` known advantages (see the
   class); the learning run's updates take verl's own.
 - :class:`LocalRay` and :class:`LocalTask` for ``ray`` in ``main_ppo.main``: Ray is
