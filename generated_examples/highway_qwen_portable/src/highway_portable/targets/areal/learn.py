@@ -38,8 +38,8 @@ optimizer, clipping, mini-batches (``actor.ppo_n_minibatches``), off-policyness,
 loss and algorithm keys are the config's own. One is the CPU's: the actor computes in
 float32 (:data:`COMPUTE_DTYPE`) where ``actor.dtype`` may say bfloat16. AReaL's actor
 projects every position onto the whole vocabulary, and a CPU without bfloat16 arithmetic
-(no AVX-512) takes some 1.5 s a row for that product's backward in bfloat16, a hundred
-times float32's: the run would take most of an hour. Whether an update survives is the
+(no AVX-512) takes some 1.4 s a row for that product's backward in bfloat16, 80 times
+float32's: the run would take half an hour. Whether an update survives is the
 master weights' dtype, which the run keeps.
 """
 
