@@ -547,6 +547,23 @@ def _without(framework: str, tmp_path: Path) -> dict[str, str]:
     }
 
 
+def test_the_learning_run_fails_where_verls_rollout_and_actor_scores_differ() -> None:
+    """The learning run's reading of verl's own check of the rollout's token probabilities
+    against the actor's (``Tally.check_drift``): within its tolerance a run passes; past
+    it, or with the metric missing at a step, it raises naming the step."""
+    from highway_portable.targets.verl.learn import DRIFT, DRIFT_TOLERANCE, Tally
+
+    tally = Tally()
+    for step, drift in ((1, DRIFT_TOLERANCE / 10), (2, DRIFT_TOLERANCE * 2)):
+        tally.log({"training/global_step": step, DRIFT: drift}, step=step)
+    tally.check_drift(range(1, 2))
+    with pytest.raises(RuntimeError, match="at step 2"):
+        tally.check_drift(range(1, 3))
+    tally.log({"training/global_step": 3}, step=3)
+    with pytest.raises(RuntimeError, match=r"at steps \[3\]"):
+        tally.check_drift(range(1, 4))
+
+
 def test_launch_train_without_verl_stops_in_one_paragraph_before_writing_data(
     tmp_path: Path,
 ) -> None:

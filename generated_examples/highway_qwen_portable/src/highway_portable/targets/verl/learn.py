@@ -64,6 +64,13 @@ CODE = (
     "compute_advantage, update_actor (dp_rob.py RobDataParallelPPOActor.update_policy)"
 )
 
+#: verl's metric of the rollout's token probabilities against the actor's (the largest gap
+#: over a step's response tokens), and the most the run accepts: the two score the same
+#: weights in the same dtype here. PushT's run, 8 updates: 5.1e-4 at worst; with the
+#: rollout's log-probs handed on one token late, 0.034.
+DRIFT = "training/rollout_probs_diff_max"
+DRIFT_TOLERANCE = 5e-3
+
 require = require_source  #: raises a RuntimeError saying what verl's path lacks here
 
 
@@ -78,6 +85,9 @@ class Tally:
             int, int
         ] = {}  #: per step (``fit``'s, from 1): episodes that ended
         self.successes: dict[int, int] = {}  #: per step: episodes that succeeded
+        self.drift: dict[
+            int, float
+        ] = {}  #: per step: verl's ``training/rollout_probs_diff_max``
 
     def chunk_step(self, manager: Any, *args: Any, **kwargs: Any) -> Any:
         """``manager.chunk_step`` (``EnvManager``'s proxy to the simulator process), counted."""
@@ -102,6 +112,26 @@ class Tally:
         if "training/global_step" in data:
             self.episodes[step], self.successes[step] = self.ended, self.succeeded
             self.ended = self.succeeded = 0
+            if DRIFT in data:
+                self.drift[step] = float(data[DRIFT])
+
+    def check_drift(self, steps: range) -> None:
+        """Raise a RuntimeError where verl's own check of the rollout's log-probs against
+        the actor's (``calculate_debug_metrics``, at each step's ``compute_log_prob``) found
+        them apart by more than :data:`DRIFT_TOLERANCE`, or did not run."""
+        missing = [step for step in steps if step not in self.drift]
+        if missing:
+            raise RuntimeError(
+                f"verl logged no {DRIFT} at steps {missing}: the rollout's log-probs did not reach the batch"
+            )
+        step, worst = max(
+            ((step, self.drift[step]) for step in steps), key=lambda item: item[1]
+        )
+        if worst > DRIFT_TOLERANCE:
+            raise RuntimeError(
+                f"verl's {DRIFT} is {worst:.3g} at step {step} (at most {DRIFT_TOLERANCE:g}): the rollout "
+                "scored its tokens other than the actor scores them"
+            )
 
 
 def learning_scale(envs: int, updates: int) -> Scale:
@@ -156,8 +186,9 @@ def learn(checkpoint: str, *, updates: int, envs: int, lr: float, seed: int) -> 
             )
         finally:
             gc.unfreeze()
-    changed = sum(not torch.equal(done.after[n], old) for n, old in done.before.items())
     steps = range(1, updates + 1)  # fit counts its steps from 1
+    tally.check_drift(steps)
+    changed = sum(not torch.equal(done.after[n], old) for n, old in done.before.items())
     dtypes = sorted({str(q.dtype).removeprefix("torch.") for q in done.before.values()})
     return Curve(
         framework="verl",

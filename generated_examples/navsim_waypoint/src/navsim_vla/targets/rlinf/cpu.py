@@ -21,8 +21,11 @@ cannot run here:
   :class:`Handle`.
 - The streams, events and pinned memory of ``Worker.torch_platform``: accelerator API;
   here no-ops (a CPU copy is done when it returns).
-- ``create_device_mesh`` and the FSDP strategy: FSDP needs an accelerator per rank; the
-  policy trains unwrapped and gradients are clipped with ``actor.optim.clip_grad``.
+- ``create_device_mesh`` and the FSDP strategy: RLinf's ``fsdp`` strategy wraps the policy
+  with ``device_id=int(LOCAL_RANK)``, an accelerator's index
+  (``rlinf/hybrid_engines/fsdp/strategy/fsdp.py``, ``wrap_model``), and its mesh is on
+  ``Worker.torch_device_type``; here the policy trains unwrapped (one rank: FSDP's shards
+  would be the whole model) and gradients are clipped with ``actor.optim.clip_grad``.
 - ``all_reduce_dict``: it averages with ``ReduceOp.AVG``, which only NCCL has; over one
   rank the average is the value.
 - ``transformers.AutoModelForVision2Seq``, where transformers 5 is installed: RLinf's FSDP
@@ -200,7 +203,7 @@ class OneRankPlacement:
 
 
 class UnwrappedStrategy:
-    """The FSDP strategy without FSDP (it needs an accelerator per rank); the state dict the
+    """The FSDP strategy without FSDP (RLinf's wraps on an accelerator's index); the state dict the
     weight syncer sends is RLinf's own ``get_model_state_dict`` of the unwrapped policy."""
 
     def __init__(self, actor_cfg: DictConfig) -> None:

@@ -138,13 +138,16 @@ def local_init_workers(self: Any) -> None:
     )
     self.actor_rollout_wg.init_model()
     self.env_wg = LocalWorkerGroup(env_cls(config=self.config.env))
+    self.async_rollout_mode = False
+    self.generated = None
+    if self.config.actor_rollout_ref.rollout.mode != "async_envloop":
+        return  # as init_workers: no env loop, and fit fails on its first step, as at launch
     self.async_rollout_mode = True
     loop_cls = import_verl("verl.experimental.vla.env_loop").EnvLoop
     self.async_rollout_manager = loop_cls(
         config=self.config, rollout_wg=self.actor_rollout_wg, env_wg=self.env_wg
     )
     generate = self.async_rollout_manager.generate_sequences
-    self.generated = None
 
     def generate_sequences(prompts: Any, reset_future: Any) -> Any:
         out = generate(prompts, reset_future)
