@@ -42,21 +42,6 @@ TEST_LIMIT_S = 1500
 PACKAGE_RUN_LIMIT_S = 1380
 
 
-#: glibc's allocator settings for every process the suite starts (set at this module's
-#: import, so that xdist's workers, the preloaded Pythons and the packages' test runs
-#: inherit them; the packages' learning runs set the same themselves, ``learn.main``):
-#: blocks up to 32 MiB from the heap, which keeps what is freed, where by default glibc
-#: maps each block of some hundred KiB afresh and unmaps it when freed, so every tensor of
-#: some MiB a test allocates is page-faulted and zeroed by the kernel again. The env
-#: server's memory test runs its server without them.
-ALLOCATOR = {
-    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
-    "MALLOC_TRIM_THRESHOLD_": str(1 << 30),
-    "MALLOC_TOP_PAD_": str(256 << 20),
-}
-for _name, _value in ALLOCATOR.items():
-    os.environ.setdefault(_name, _value)
-
 #: What the goldens run and variants of a spec need not: the generated env pool's and env
 #: server's process-control tests (signals, deadlines, shutdown), whose code is the same in
 #: every package, and the tests that start a Python importing the framework afresh, as its
