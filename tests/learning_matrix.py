@@ -23,26 +23,26 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import GOLDENS, find_verl_source
+from conftest import GOLDENS, SPECS, find_verl_source
+from vlagen.load import load_spec
+from vlagen.plan import make_plan
 
-#: ``TARGETS`` entries of a golden's learn module: ``Target("rlinf", ...)``
-TARGET = re.compile(r'Target\("(\w+)"')
 #: a quarter's summary line of the learning run's report
 QUARTER = re.compile(r"^  (top|bottom): first .*?; Fisher p = (\S+);", re.MULTILINE)
 
 
 def pairs() -> list[tuple[str, str, str]]:
-    """(golden, package, framework) for every target of every golden's learning run."""
+    """(golden, package, framework) for every target of every example spec that has a
+    learning run, as the plan lists them."""
     found = []
-    for golden in sorted(p for p in GOLDENS.iterdir() if (p / "src").is_dir()):
-        (learn,) = golden.glob("src/*/learn.py")
-        frameworks = TARGET.findall(learn.read_text().split("\nTARGETS", 1)[1].split("\n\n")[0])
-        found += [(golden.name, learn.parent.name, f) for f in frameworks]
+    for spec in SPECS:
+        plan = make_plan(load_spec(spec).spec)
+        found += [(spec.stem, plan.package, t.framework) for t in plan.learning if t.has_module]
     return found
 
 
-def run(golden: str, package: str, framework: str, verl: str | None) -> tuple[str, str]:
-    """One learning run in a folder of its own: (a table row, its output)."""
+def run(golden: str, package: str, framework: str, verl: str | None) -> tuple[str, str, str]:
+    """One learning run in a folder of its own: (its verdict, a table row, its output)."""
     with tempfile.TemporaryDirectory(prefix="learning-matrix-") as folder:
         env = {**os.environ, "HOME": folder, "OMP_NUM_THREADS": "1"}
         env["PYTHONPATH"] = str(GOLDENS / golden / "src")
@@ -61,7 +61,7 @@ def run(golden: str, package: str, framework: str, verl: str | None) -> tuple[st
     verdict = {0: "learned", 1: "DID NOT LEARN", 3: "not run"}.get(done.returncode, "failed")
     quarters = ", ".join(f"{q} p={p}" for q, p in QUARTER.findall(done.stdout))
     row = f"| {golden} | {framework} | {verdict} | {quarters} | {seconds:.0f} |"
-    return row, out
+    return verdict, row, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,12 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda p: run(*p, verl), chosen))
     print("| golden | target | verdict | quarters | s |\n|---|---|---|---|---|")
-    for row, _ in results:
+    for _, row, _ in results:
         print(row)
-    for (row, out), (golden, _, framework) in zip(results, chosen, strict=True):
-        if "learned" not in row:
+    for (verdict, _, out), (golden, _, framework) in zip(results, chosen, strict=True):
+        if verdict != "learned":
             print(f"\n{golden} {framework}:\n{out[-4000:]}")
-    verdicts = [row.split(" | ")[2] for row, _ in results]
+    verdicts = [verdict for verdict, _, _ in results]
     if any(v in ("DID NOT LEARN", "failed") for v in verdicts):
         return 1
     return 3 if "not run" in verdicts else 0

@@ -278,7 +278,7 @@ def keep_freed_memory() -> None:
     past some hundred KiB afresh and gives it back when freed, so every tensor of some MiB
     a step allocates (a row's logits over a 150k-token vocabulary) is page-faulted and
     zeroed by the kernel again: AReaL's learning run on a Qwen-VL package spent a third of
-    its time there (8 updates in 68 s, 22 s of it in the kernel; 48 s and 3 s with this)."""
+    its time there (8 updates in 72 s, 23 s of it in the kernel; 51 s and 3.6 s with this)."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
