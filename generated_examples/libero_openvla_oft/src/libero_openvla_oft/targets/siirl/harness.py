@@ -45,6 +45,7 @@ import torch
 
 from ...model import Policy
 from ...model.action_tokens import BINS, FIRST_TOKEN, VOCAB_END, ActionTokenizer
+from ...model.backbone import conv_layout
 from ...model.inputs import CAMERAS, IMAGE_SIZE
 from . import glue, rollout
 from .env import SiirlEnv
@@ -291,9 +292,8 @@ class TinyOpenVLA(torch.nn.Module):
         """Prismatic stacks cameras along channels; the tiny model takes them as images."""
         cameras = len(CAMERAS)
         n, channels, height, width = pixel_values.shape
-        return pixel_values.reshape(
-            n * cameras, channels // cameras, height, width
-        ).float()
+        images = pixel_values.reshape(n * cameras, channels // cameras, height, width)
+        return conv_layout(images.float())
 
     def _with_images(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor
