@@ -363,6 +363,31 @@ def _without(framework: str, tmp_path: Path) -> dict[str, str]:
     }
 
 
+def test_sampling_the_server_stand_in_cannot_do_is_refused(
+    checkpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A top-k or top-p that cuts the distribution would be lost on the CPU stand-in for
+    AReaL's servers, which samples the whole one: the learning run says so before it starts,
+    and the stand-in refuses such a request. AReaL's defaults, the generated config's, pass."""
+    from areal.api.cli_args import GenerationHyperparameters
+    from omegaconf import OmegaConf
+
+    from highway_portable.targets.areal import learn
+    from highway_portable.targets.areal.cpu import TinyServer, cut_sampling
+
+    assert cut_sampling(GenerationHyperparameters()) == ""
+    learn.require()
+    config = OmegaConf.load(learn.CONFIG)
+    config.gconfig.top_k, config.gconfig.top_p = 50, 0.9
+    OmegaConf.save(config, tmp_path / "config.yaml")
+    monkeypatch.setattr(learn, "CONFIG", tmp_path / "config.yaml")
+    with pytest.raises(RuntimeError, match="top_k 50 and top_p 0.9 would cut"):
+        learn.require()
+    request = SimpleNamespace(gconfig=GenerationHyperparameters(top_p=0.9))
+    with pytest.raises(ValueError, match="top_p 0.9 would cut"):
+        TinyServer(checkpoint)._sample(request)
+
+
 def test_train_without_areal_stops_in_one_paragraph(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "highway_portable.targets.areal.train"],

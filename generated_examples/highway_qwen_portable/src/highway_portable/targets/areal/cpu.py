@@ -23,8 +23,9 @@ Stand-ins, named, for what does not run here:
   server's answer to the whole request: AReaL's own ``agenerate`` (its prompt-length
   check, the SGLang or vLLM payload built from the request, the response parsed, the
   request sent again after a server aborted it for a weight update) does not run, and the
-  stand-in samples at the request's temperature from the whole distribution (no top-k or
-  top-p: the config's are AReaL's defaults, which keep every token). The rest of the engine
+  stand-in samples at the request's temperature from the whole distribution, and refuses a
+  request whose top-k or top-p would cut it (:func:`cut_sampling`; the config's are AReaL's
+  defaults, which keep every token). The rest of the engine
   (workflow resolution, the ``WorkflowExecutor``, ``prepare_batch``, versions) is AReaL's.
 - :func:`cpu_actor_config` changes AReaL's ``FSDPPPOActor`` config for a CPU: sdpa
   attention (no flash-attention kernel), one row per micro-batch (sdpa has no
@@ -117,6 +118,32 @@ class Gate:
             self._condition.notify_all()
 
 
+#: AReaL's ``gconfig.top_k`` when a config leaves it out: no cut (SGLang and vLLM keep every
+#: token at a top-k of the vocabulary or more)
+UNCUT_TOP_K = 100_000_000
+
+
+def cut_sampling(gconfig: Any) -> str:
+    """Why :class:`TinyServer` cannot sample as ``gconfig`` says, or "" when it can: a top-k
+    or top-p that cuts the distribution. A server samples from the cut distribution and
+    returns the log-probs of the whole one (SGLang's default); the stand-in samples from the
+    whole one, so it would not sample as the launch does, and says so instead."""
+    top_k = getattr(gconfig, "top_k", UNCUT_TOP_K)
+    top_p = getattr(gconfig, "top_p", 1.0)
+    cuts = []
+    if 0 < top_k < UNCUT_TOP_K:
+        cuts.append(f"top_k {top_k}")
+    if top_p < 1.0:
+        cuts.append(f"top_p {top_p:g}")
+    if not cuts:
+        return ""
+    return (
+        f"gconfig's {' and '.join(cuts)} would cut the distribution AReaL's servers sample from; "
+        f"the CPU stand-in for them (targets/areal/cpu.py: TinyServer) samples the whole one. Run "
+        f"with AReaL's defaults, top_k {UNCUT_TOP_K:.0e} and top_p 1.0, or leave them out"
+    )
+
+
 class TinyServer:
     """Stand-in for AReaL's inference servers (see the module docstring).
 
@@ -189,6 +216,9 @@ class TinyServer:
         from PIL import Image
         from transformers import LogitsProcessorList
 
+        cut = cut_sampling(request.gconfig)
+        if cut:
+            raise ValueError(cut)
         images = [
             np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
             for data in request.image_data

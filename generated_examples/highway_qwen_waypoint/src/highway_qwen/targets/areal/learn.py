@@ -71,15 +71,22 @@ COMPUTE_DTYPE = "float32"  #: the actor's compute dtype here (see the module doc
 
 
 def require() -> None:
-    """Raise a RuntimeError saying what AReaL's path lacks here: AReaL 1.0.4, and a config
+    """Raise a RuntimeError saying what AReaL's path lacks here: AReaL 1.0.4, a config
     without LoRA (``PPOTrainer`` takes LoRA only in its single-controller mode, whose RPC
-    workers this run has no stand-in for)."""
+    workers this run has no stand-in for), and sampling the server stand-in can do
+    (:func:`~.cpu.cut_sampling`)."""
+    from .cpu import cut_sampling
+
     require_areal()
-    if OmegaConf.load(CONFIG).actor.get("use_lora", False):
+    own = OmegaConf.load(CONFIG)
+    if own.actor.get("use_lora", False):
         raise RuntimeError(
             "the learning run has no LoRA yet: AReaL runs LoRA only in its single-controller "
             "mode (scheduler.type local, RPC worker processes), not in the SPMD mode it runs in"
         )
+    cut = cut_sampling(own.gconfig)
+    if cut:
+        raise RuntimeError(cut)
 
 
 class Rates:
