@@ -30,6 +30,7 @@ from highway_portable.learn import (
     UPDATES,
     Curve,
     Target,
+    bfloat16_linear_in_float32,
     draw,
     fisher_greater,
     learn_module,
@@ -143,6 +144,38 @@ def test_fisher_exact_test_against_its_definition() -> None:
     assert fisher_greater(0, 3, 3, 3) == pytest.approx(1.0)
     # the tail sums to one over every outcome
     assert fisher_greater(0, 10, 5, 10) == pytest.approx(1.0)
+
+
+def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None:
+    """Inside the context, a bfloat16 ``nn.Linear`` and its gradients equal the CPU's own
+    bfloat16 kernel's but for the order of float32 sums (a unit in the last place, rarely);
+    float32 layers run as they are; ``F.linear`` is itself again after."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(128, 64).to(torch.bfloat16)
+    x = torch.randn(256, 128, dtype=torch.bfloat16)
+    grad = torch.randn(256, 64, dtype=torch.bfloat16)
+
+    def forward_backward() -> list[torch.Tensor]:
+        layer.zero_grad()
+        out = layer(x)
+        out.backward(grad)
+        return [out.detach(), layer.weight.grad.clone(), layer.bias.grad.clone()]
+
+    original = F.linear
+    kernel = forward_backward()
+    with bfloat16_linear_in_float32():
+        ours = forward_backward()
+        single = torch.nn.Linear(4, 2)
+        assert single(torch.ones(1, 4)).dtype == torch.float32
+    assert F.linear is original
+    for a, b in zip(kernel, ours, strict=True):
+        assert a.dtype == b.dtype == torch.bfloat16
+        ulp = torch.finfo(torch.bfloat16).eps * a.float().abs().clamp(min=1e-3)
+        assert ((a.float() - b.float()).abs() <= ulp).all()
+        assert (a != b).float().mean() < 1e-3
 
 
 def test_the_curve_is_a_png(tmp_path: Path) -> None:

@@ -42,7 +42,8 @@ import tempfile
 import traceback
 import warnings
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -286,6 +287,44 @@ def keep_freed_memory() -> None:
         mallopt(option, value)
 
 
+@contextmanager
+def bfloat16_linear_in_float32() -> Iterator[None]:
+    """Inside, ``torch.nn.functional.linear`` (every ``nn.Linear``, LoRA's among them) of
+    bfloat16 inputs and weights on a CPU computes in float32 and rounds the result to
+    bfloat16 once, where the CPU has no bfloat16 matrix instructions (AVX512-BF16, AMX).
+
+    That is the CPU's own bfloat16 kernel's arithmetic (float32 sums, one rounding: on random
+    inputs the two differ in 1 output in 20,000, by a unit in the last place, from the order of the
+    sums) and a GPU's bfloat16 GEMM's, done by the float32 kernel: 7 to 10 times faster on an
+    AVX2 CPU. RLinf's LIBERO learning run, 12 updates: 28.4 s → 14.9 s, the same successes at every
+    update. The weights, their gradients and the optimizer stay bfloat16: an update bfloat16
+    rounds away is lost as before."""
+    import torch
+    import torch.nn.functional as F
+
+    if getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)():
+        yield
+        return
+    bfloat16, linear = torch.bfloat16, F.linear
+
+    def in_float32(input, weight, bias=None):
+        if (
+            input.dtype is not bfloat16
+            or weight.dtype is not bfloat16
+            or input.device.type != "cpu"
+        ):
+            return linear(input, weight, bias)
+        return linear(
+            input.float(), weight.float(), None if bias is None else bias.float()
+        ).to(bfloat16)
+
+    F.linear = in_float32
+    try:
+        yield
+    finally:
+        F.linear = linear
+
+
 def learn_module(target: Target) -> ModuleType:
     """``targets/<framework>/learn.py``: ``learn(checkpoint, ...)`` and ``require()``."""
     return importlib.import_module(f"{__package__}.targets.{target.framework}.learn")
@@ -389,6 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.catch_warnings(),
             tempfile.TemporaryDirectory(prefix="navsim_vla-learn-") as scratch,
             held_output(not args.verbose) as held,
+            bfloat16_linear_in_float32(),
         ):
             warnings.simplefilter("default" if args.verbose else "ignore")
             from .model import build_tiny  # torch, once the arguments stand
