@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -174,22 +175,11 @@ def test_the_stand_in_server_scores_tokens_as_the_policy_does(checkpoint: str) -
     """The server stand-in (a Hugging Face ``generate`` over the request's ids and frames)
     gives a decision's action tokens the log-probs the package's policy gives them: its
     inputs (the image's 3-D positions among them) are the policy's."""
-    from types import SimpleNamespace
-
-    from highway_portable.env import make_env
     from highway_portable.model import Policy
 
     server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
-    workflow = _workflow(checkpoint)
-    env = make_env(backend=BACKEND, num_envs=1, workers=0, video=False)
-    try:
-        obs, _ = env.reset(seed=3)
-    finally:
-        env.close()
-    inputs, images = workflow.render(obs)
-    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
-    request = SimpleNamespace(
-        input_ids=list(inputs.input_ids), image_data=images, gconfig=gconfig
+    obs, request = _request(
+        checkpoint, SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
     )
     tokens, logprobs = server._sample(request)
     policy = Policy.load(checkpoint, device="cpu")
@@ -197,6 +187,31 @@ def test_the_stand_in_server_scores_tokens_as_the_policy_does(checkpoint: str) -
         expected, _, _ = policy.evaluate(obs, torch.tensor([tokens]))
     torch.testing.assert_close(
         torch.tensor([logprobs]), expected.float(), atol=1e-5, rtol=0
+    )
+
+
+def test_a_greedy_request_is_served_greedily(checkpoint: str) -> None:
+    """``gconfig.greedy`` reaches the stand-in as AReaL sends it to a server (temperature 0):
+    a sampling server picks what a greedy one does, at any temperature."""
+    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=5.0, greedy=True)
+    _, request = _request(checkpoint, gconfig)
+    greedy = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+    sampler = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END))
+    assert sampler._sample(request) == greedy._sample(request)
+
+
+def _request(checkpoint: str, gconfig: Any) -> tuple[dict[str, Any], SimpleNamespace]:
+    """An env's first observation, and the request its decision sends a server."""
+    from highway_portable.env import make_env
+
+    env = make_env(backend=BACKEND, num_envs=1, workers=0, video=False)
+    try:
+        obs, _ = env.reset(seed=3)
+    finally:
+        env.close()
+    inputs, images = _workflow(checkpoint).render(obs)
+    return obs, SimpleNamespace(
+        input_ids=list(inputs.input_ids), image_data=images, gconfig=gconfig
     )
 
 

@@ -368,7 +368,8 @@ def test_sampling_the_server_stand_in_cannot_do_is_refused(
 ) -> None:
     """A top-k or top-p that cuts the distribution would be lost on the CPU stand-in for
     AReaL's servers, which samples the whole one: the learning run says so before it starts,
-    and the stand-in refuses such a request. AReaL's defaults, the generated config's, pass."""
+    and the stand-in refuses such a request. AReaL's defaults, the generated config's, pass,
+    as does a top-k of the vocabulary or more (no cut)."""
     from areal.api.cli_args import GenerationHyperparameters
     from omegaconf import OmegaConf
 
@@ -376,15 +377,21 @@ def test_sampling_the_server_stand_in_cannot_do_is_refused(
     from highway_qwen.targets.areal.cpu import TinyServer, cut_sampling
 
     assert cut_sampling(GenerationHyperparameters()) == ""
+    assert cut_sampling(GenerationHyperparameters(top_k=VOCAB_END)) == ""
+    assert "frequency_penalty 0.5" in cut_sampling(
+        GenerationHyperparameters(frequency_penalty=0.5)
+    )
     learn.require()
     config = OmegaConf.load(learn.CONFIG)
     config.gconfig.top_k, config.gconfig.top_p = 50, 0.9
     OmegaConf.save(config, tmp_path / "config.yaml")
     monkeypatch.setattr(learn, "CONFIG", tmp_path / "config.yaml")
-    with pytest.raises(RuntimeError, match="top_k 50 and top_p 0.9 would cut"):
+    with pytest.raises(
+        RuntimeError, match=r"top_k 50 \(of a \d+-token vocabulary\) and top_p 0.9:"
+    ):
         learn.require()
     request = SimpleNamespace(gconfig=GenerationHyperparameters(top_p=0.9))
-    with pytest.raises(ValueError, match="top_p 0.9 would cut"):
+    with pytest.raises(ValueError, match="top_p 0.9: AReaL's servers would apply it"):
         TinyServer(checkpoint)._sample(request)
 
 

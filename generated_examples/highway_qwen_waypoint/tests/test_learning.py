@@ -148,21 +148,31 @@ def test_fisher_exact_test_against_its_definition() -> None:
 
 def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None:
     """Inside the context, a bfloat16 ``nn.Linear`` and its gradients equal the CPU's own
-    bfloat16 kernel's but for the order of float32 sums (a unit in the last place, rarely);
-    float32 layers run as they are; ``F.linear`` is itself again after."""
+    bfloat16 kernel's but for the order of float32 sums (a unit in the last place, rarely),
+    on a contiguous input and on a transposed one; float32 layers, and a float32 bias on
+    bfloat16 weights (an error), are the kernel's; ``F.linear`` is itself again after."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(0)
     layer = torch.nn.Linear(128, 64).to(torch.bfloat16)
-    x = torch.randn(256, 128, dtype=torch.bfloat16)
-    grad = torch.randn(256, 64, dtype=torch.bfloat16)
+    inputs = [
+        torch.randn(256, 128, dtype=torch.bfloat16),
+        torch.randn(128, 16, 8, dtype=torch.bfloat16).transpose(
+            0, 2
+        ),  # [8, 16, 128], strided
+    ]
 
     def forward_backward() -> list[torch.Tensor]:
-        layer.zero_grad()
-        out = layer(x)
-        out.backward(grad)
-        return [out.detach(), layer.weight.grad.clone(), layer.bias.grad.clone()]
+        found = []
+        for x in inputs:
+            layer.zero_grad()
+            out = layer(x)
+            out.backward(
+                torch.linspace(-1, 1, out.numel()).reshape(out.shape).to(out.dtype)
+            )
+            found += [out.detach(), layer.weight.grad.clone(), layer.bias.grad.clone()]
+        return found
 
     original = F.linear
     kernel = forward_backward()
@@ -170,6 +180,8 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
         ours = forward_backward()
         single = torch.nn.Linear(4, 2)
         assert single(torch.ones(1, 4)).dtype == torch.float32
+        with pytest.raises(RuntimeError):
+            F.linear(inputs[0], layer.weight, layer.bias.float())
     assert F.linear is original
     for a, b in zip(kernel, ours, strict=True):
         assert a.dtype == b.dtype == torch.bfloat16

@@ -23,9 +23,11 @@ Stand-ins, named, for what does not run here:
   server's answer to the whole request: AReaL's own ``agenerate`` (its prompt-length
   check, the SGLang or vLLM payload built from the request, the response parsed, the
   request sent again after a server aborted it for a weight update) does not run, and the
-  stand-in samples at the request's temperature from the whole distribution, and refuses a
-  request whose top-k or top-p would cut it (:func:`cut_sampling`; the config's are AReaL's
-  defaults, which keep every token). The rest of the engine
+  stand-in samples at the request's temperature from the whole distribution (or picks the
+  most likely token, for a ``greedy`` request), and refuses a request whose top-k or top-p
+  would cut it or that has a frequency penalty (:func:`cut_sampling`; the config's are
+  AReaL's defaults, which keep every token; AReaL's executor logs a refused request and
+  drops it, so the learning run checks the config before it starts). The rest of the engine
   (workflow resolution, the ``WorkflowExecutor``, ``prepare_batch``, versions) is AReaL's.
 - :func:`cpu_actor_config` changes AReaL's ``FSDPPPOActor`` config for a CPU: sdpa
   attention (no flash-attention kernel), one row per micro-batch (sdpa has no
@@ -118,29 +120,28 @@ class Gate:
             self._condition.notify_all()
 
 
-#: AReaL's ``gconfig.top_k`` when a config leaves it out: no cut (SGLang and vLLM keep every
-#: token at a top-k of the vocabulary or more)
-UNCUT_TOP_K = 100_000_000
-
-
 def cut_sampling(gconfig: Any) -> str:
     """Why :class:`TinyServer` cannot sample as ``gconfig`` says, or "" when it can: a top-k
-    or top-p that cuts the distribution. A server samples from the cut distribution and
-    returns the log-probs of the whole one (SGLang's default); the stand-in samples from the
-    whole one, so it would not sample as the launch does, and says so instead."""
-    top_k = getattr(gconfig, "top_k", UNCUT_TOP_K)
+    below the vocabulary or a top-p below 1 (a server samples from the cut distribution and
+    returns the log-probs of the whole one; the stand-in samples from the whole one), or a
+    frequency penalty (which it does not apply). AReaL's defaults pass (top-k 1e8, top-p 1,
+    no penalty), as does a top-k of 0 or below (no cut, to vLLM)."""
+    top_k = getattr(gconfig, "top_k", VOCAB_END)
     top_p = getattr(gconfig, "top_p", 1.0)
+    penalty = getattr(gconfig, "frequency_penalty", 0.0)
     cuts = []
-    if 0 < top_k < UNCUT_TOP_K:
-        cuts.append(f"top_k {top_k}")
+    if 0 < top_k < VOCAB_END:
+        cuts.append(f"top_k {top_k} (of a {VOCAB_END}-token vocabulary)")
     if top_p < 1.0:
         cuts.append(f"top_p {top_p:g}")
+    if penalty:
+        cuts.append(f"frequency_penalty {penalty:g}")
     if not cuts:
         return ""
     return (
-        f"gconfig's {' and '.join(cuts)} would cut the distribution AReaL's servers sample from; "
-        f"the CPU stand-in for them (targets/areal/cpu.py: TinyServer) samples the whole one. Run "
-        f"with AReaL's defaults, top_k {UNCUT_TOP_K:.0e} and top_p 1.0, or leave them out"
+        f"gconfig's {' and '.join(cuts)}: AReaL's servers would apply it, and the CPU stand-in "
+        f"for them (targets/areal/cpu.py: TinyServer) does not. Run with AReaL's defaults "
+        f"(top_k 1e8, top_p 1.0, frequency_penalty 0), or leave them out"
     )
 
 
@@ -232,9 +233,12 @@ class TinyServer:
             [self._shift] * bool(self.off_action)
             + [self._constrain] * bool(self.allowed)
         )
+        greedy = self.greedy or getattr(
+            request.gconfig, "greedy", False
+        )  # SGLang's temperature 0
         sampling = (
             {}
-            if self.greedy
+            if greedy
             else {"temperature": request.gconfig.temperature, "top_k": 0, "top_p": 1.0}
         )
         with torch.no_grad():
@@ -244,7 +248,7 @@ class TinyServer:
                 mm_token_type_ids=types,
                 pixel_values=pixel_values.to(self.network.dtype),
                 image_grid_thw=grid,
-                do_sample=not self.greedy,
+                do_sample=not greedy,
                 **sampling,
                 max_new_tokens=count,
                 min_new_tokens=count,
