@@ -292,8 +292,9 @@ class TinyOpenVLA(torch.nn.Module):
         """Prismatic stacks cameras along channels; the tiny model takes them as images."""
         cameras = len(CAMERAS)
         n, channels, height, width = pixel_values.shape
-        images = pixel_values.reshape(n * cameras, channels // cameras, height, width)
-        return conv_layout(images.float())
+        return pixel_values.reshape(
+            n * cameras, channels // cameras, height, width
+        ).float()
 
     def _with_images(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor
@@ -371,7 +372,9 @@ class TinyOpenVLA(torch.nn.Module):
         out = self.network.generate(
             input_ids=ids,
             attention_mask=mask,
-            pixel_values=self._images(pixel_values),
+            pixel_values=conv_layout(
+                self._images(pixel_values)
+            ),  # as Backbone.hidden has them
             logits_processor=LogitsProcessorList([ActionBias()]),
             **kwargs,
         )
