@@ -181,7 +181,7 @@ def test_the_stand_in_server_scores_tokens_as_the_policy_does(checkpoint: str) -
     obs, request = _request(
         checkpoint, SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
     )
-    tokens, logprobs = server._sample(request)
+    tokens, logprobs = server._sample([request], *server._setting(request.gconfig))[0]
     policy = Policy.load(checkpoint, device="cpu")
     with torch.no_grad():
         expected, _, _ = policy.evaluate(obs, torch.tensor([tokens]))
@@ -197,7 +197,32 @@ def test_a_greedy_request_is_served_greedily(checkpoint: str) -> None:
     _, request = _request(checkpoint, gconfig)
     greedy = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
     sampler = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END))
-    assert sampler._sample(request) == greedy._sample(request)
+    served = [
+        server._sample([request], *server._setting(gconfig))
+        for server in (sampler, greedy)
+    ]
+    assert served[0] == served[1]
+
+
+def test_a_batch_serves_each_request_as_alone(checkpoint: str) -> None:
+    """Requests the stand-in serves together, left-padded into one batch, get the tokens and
+    log-probs each gets alone: one of them a token longer, so the other is padded."""
+    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
+    _, short = _request(checkpoint, gconfig)
+    long = SimpleNamespace(
+        **{**vars(short), "input_ids": short.input_ids[:1] + short.input_ids}
+    )
+    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+    setting = server._setting(gconfig)
+    alone = [server._sample([request], *setting)[0] for request in (short, long)]
+    together = server._sample([short, long], *setting)
+    for (tokens, logprobs), (expected_tokens, expected) in zip(
+        together, alone, strict=True
+    ):
+        assert tokens == expected_tokens
+        torch.testing.assert_close(
+            torch.tensor(logprobs), torch.tensor(expected), atol=1e-5, rtol=0
+        )
 
 
 def _request(checkpoint: str, gconfig: Any) -> tuple[dict[str, Any], SimpleNamespace]:

@@ -392,7 +392,7 @@ def test_sampling_the_server_stand_in_cannot_do_is_refused(
         learn.require()
     request = SimpleNamespace(gconfig=GenerationHyperparameters(top_p=0.9))
     with pytest.raises(ValueError, match="top_p 0.9: AReaL's servers would apply it"):
-        TinyServer(checkpoint)._sample(request)
+        asyncio.run(TinyServer(checkpoint).agenerate(request))
 
 
 def test_train_without_areal_stops_in_one_paragraph(tmp_path: Path) -> None:
