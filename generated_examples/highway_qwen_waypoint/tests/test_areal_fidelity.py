@@ -225,6 +225,32 @@ def test_a_batch_serves_each_request_as_alone(checkpoint: str) -> None:
         )
 
 
+def test_a_cancelled_request_leaves_its_batch_served(checkpoint: str) -> None:
+    """A caller cancelled while its request waits (AReaL cancels rollouts it stops) is left
+    out of the next batch, and the others of that batch are answered."""
+    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
+    _, request = _request(checkpoint, gconfig)
+    request.tokenizer = None
+    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+
+    async def one_cancelled() -> Any:
+        server.pause()  # both wait at the gate
+        dropped = asyncio.ensure_future(server.agenerate(request))
+        kept = asyncio.ensure_future(server.agenerate(request))
+        await asyncio.sleep(0)
+        dropped.cancel()
+        await asyncio.sleep(0)
+        server.resume()
+        return await asyncio.wait_for(kept, timeout=60)
+
+    response = asyncio.run(one_cancelled())
+    assert (
+        response.output_tokens
+        == server._sample([request], *server._setting(gconfig))[0][0]
+    )
+    assert server.in_flight == 0
+
+
 def _request(checkpoint: str, gconfig: Any) -> tuple[dict[str, Any], SimpleNamespace]:
     """An env's first observation, and the request its decision sends a server."""
     from highway_qwen.env import make_env

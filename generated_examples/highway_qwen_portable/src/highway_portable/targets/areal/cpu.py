@@ -228,9 +228,10 @@ class TinyServer:
                 waiting, self.waiting = self.waiting, []
             batches: dict[tuple, list[tuple[Any, Future]]] = {}
             for request, answer in waiting:
-                batches.setdefault(self._setting(request.gconfig), []).append(
-                    (request, answer)
-                )
+                # a request whose caller was cancelled is dropped; the others can no longer be
+                if answer.set_running_or_notify_cancel():
+                    key = self._setting(request.gconfig)
+                    batches.setdefault(key, []).append((request, answer))
             for setting, batch in batches.items():
                 try:
                     served = self._sample([request for request, _ in batch], *setting)
