@@ -181,7 +181,7 @@ def test_the_stand_in_server_scores_tokens_as_the_policy_does(checkpoint: str) -
     obs, request = _request(
         checkpoint, SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
     )
-    tokens, logprobs = server._sample([request], *server._setting(request.gconfig))[0]
+    ((tokens, logprobs),) = _served(server, [request])
     policy = Policy.load(checkpoint, device="cpu")
     with torch.no_grad():
         expected, _, _ = policy.evaluate(obs, torch.tensor([tokens]))
@@ -197,25 +197,23 @@ def test_a_greedy_request_is_served_greedily(checkpoint: str) -> None:
     _, request = _request(checkpoint, gconfig)
     greedy = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
     sampler = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END))
-    served = [
-        server._sample([request], *server._setting(gconfig))
-        for server in (sampler, greedy)
-    ]
+    served = [_served(server, [request]) for server in (sampler, greedy)]
     assert served[0] == served[1]
 
 
 def test_a_batch_serves_each_request_as_alone(checkpoint: str) -> None:
     """Requests the stand-in serves together, left-padded into one batch, get the tokens and
-    log-probs each gets alone: one of them a token longer, so the other is padded."""
+    log-probs each gets alone: another env's frames, and a prompt longer by a few tokens, so
+    the other is padded."""
     gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
     _, short = _request(checkpoint, gconfig)
+    _, other = _request(checkpoint, gconfig, seed=4)
     long = SimpleNamespace(
-        **{**vars(short), "input_ids": short.input_ids[:1] + short.input_ids}
+        **{**vars(other), "input_ids": other.input_ids[:3] + other.input_ids}
     )
     server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
-    setting = server._setting(gconfig)
-    alone = [server._sample([request], *setting)[0] for request in (short, long)]
-    together = server._sample([short, long], *setting)
+    alone = [_served(server, [request])[0] for request in (short, long)]
+    together = _served(server, [short, long])
     for (tokens, logprobs), (expected_tokens, expected) in zip(
         together, alone, strict=True
     ):
@@ -244,20 +242,57 @@ def test_a_cancelled_request_leaves_its_batch_served(checkpoint: str) -> None:
         return await asyncio.wait_for(kept, timeout=60)
 
     response = asyncio.run(one_cancelled())
-    assert (
-        response.output_tokens
-        == server._sample([request], *server._setting(gconfig))[0][0]
-    )
+    assert response.output_tokens == _served(server, [request])[0][0]
     assert server.in_flight == 0
 
 
-def _request(checkpoint: str, gconfig: Any) -> tuple[dict[str, Any], SimpleNamespace]:
-    """An env's first observation, and the request its decision sends a server."""
+def test_a_request_that_fails_alone_leaves_the_others_served(checkpoint: str) -> None:
+    """A request whose frames cannot be read gets that error; the requests waiting with it
+    are served, as a server rejects one request, not its batch."""
+    gconfig = SimpleNamespace(max_new_tokens=TOKENS, temperature=1.0)
+    _, request = _request(checkpoint, gconfig)
+    request.tokenizer = None
+    broken = SimpleNamespace(**{**vars(request), "image_data": ["bm90IGFuIGltYWdl"]})
+    server = TinyServer(checkpoint, allowed=(FIRST_TOKEN, VOCAB_END), greedy=True)
+
+    async def together() -> list[Any]:
+        server.pause()  # all three wait for one batch
+        calls = [
+            asyncio.ensure_future(server.agenerate(r))
+            for r in (request, broken, request)
+        ]
+        await asyncio.sleep(0)
+        server.resume()
+        return await asyncio.wait_for(
+            asyncio.gather(*calls, return_exceptions=True), 60
+        )
+
+    first, failed, last = asyncio.run(together())
+    assert not isinstance(failed, asyncio.TimeoutError) and isinstance(
+        failed, Exception
+    )
+    expected = _served(server, [request])[0][0]
+    assert first.output_tokens == last.output_tokens == expected
+
+
+def _served(
+    server: TinyServer, requests: list[Any]
+) -> list[tuple[list[int], list[float]]]:
+    """``requests`` served by ``server`` in one batch (all of one sampling setting)."""
+    inputs = [server._inputs(request) for request in requests]
+    return server._sample(requests, inputs, *server._setting(requests[0].gconfig))
+
+
+def _request(
+    checkpoint: str, gconfig: Any, seed: int = 3
+) -> tuple[dict[str, Any], SimpleNamespace]:
+    """An env's first observation (reset with ``seed``), and the request its decision sends
+    a server."""
     from highway_portable.env import make_env
 
     env = make_env(backend=BACKEND, num_envs=1, workers=0, video=False)
     try:
-        obs, _ = env.reset(seed=3)
+        obs, _ = env.reset(seed=seed)
     finally:
         env.close()
     inputs, images = _workflow(checkpoint).render(obs)

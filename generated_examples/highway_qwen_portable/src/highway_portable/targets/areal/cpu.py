@@ -53,8 +53,10 @@ import contextlib
 import dataclasses
 import io
 import os
+import queue
 import socket
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
@@ -148,6 +150,17 @@ def cut_sampling(gconfig: Any) -> str:
     )
 
 
+def _serve_forever(server: weakref.ref, wake: queue.SimpleQueue) -> None:
+    """A :class:`TinyServer`'s thread: it serves what waits at each wake-up, and ends with
+    the server."""
+    while wake.get() is not None:
+        alive = server()
+        if alive is None:
+            return
+        alive._serve_waiting()
+        del alive
+
+
 class TinyServer:
     """Stand-in for AReaL's inference servers (see the module docstring).
 
@@ -178,8 +191,14 @@ class TinyServer:
         self.version = 0
         self.gate = Gate()
         self.lock = threading.Lock()
-        self.waiting: list[tuple[Any, Future]] = []
-        self.worker = ThreadPoolExecutor(1, thread_name_prefix="tiny-server")
+        self.waiting: list[tuple[Any, tuple, Future]] = []
+        # its own thread, woken once per request; a daemon, so that a server left paused
+        # (a weight update that failed) does not hold the interpreter's exit
+        self.wake: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(
+            target=_serve_forever, args=(weakref.ref(self), self.wake), daemon=True
+        ).start()
+        weakref.finalize(self, self.wake.put, None)  # the thread ends with the server
         self.in_flight = self.max_in_flight = self.requests = 0
         self.off_action_mass = 0.0
 
@@ -198,13 +217,14 @@ class TinyServer:
         cut = cut_sampling(request.gconfig)
         if cut:
             raise ValueError(cut)
+        setting = self._setting(request.gconfig)
         answer: Future = Future()
         with self.lock:
-            self.waiting.append((request, answer))
+            self.waiting.append((request, setting, answer))
             self.in_flight += 1
             self.requests += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        self.worker.submit(self._serve_waiting)
+        self.wake.put(True)
         try:
             tokens, logprobs, version = await asyncio.wrap_future(answer)
         finally:
@@ -221,26 +241,52 @@ class TinyServer:
 
     def _serve_waiting(self) -> None:
         """Serve, through the gate, every request waiting: one batch per sampling setting,
-        as a server's scheduler batches the requests it holds. Each request submits a call,
-        and the first serves those that came before the next (which finds none)."""
+        as a server's scheduler batches the requests it holds (each request wakes the
+        thread once; the first wake-up serves those that came before the next, which finds
+        none). A request that fails alone (its frames) gets its error, the rest are served;
+        a failed batch gives each of its requests the error; none is left unanswered."""
         with self.gate.passing():
             with self.lock:
                 waiting, self.waiting = self.waiting, []
-            batches: dict[tuple, list[tuple[Any, Future]]] = {}
-            for request, answer in waiting:
-                # a request whose caller was cancelled is dropped; the others can no longer be
-                if answer.set_running_or_notify_cancel():
-                    key = self._setting(request.gconfig)
-                    batches.setdefault(key, []).append((request, answer))
-            for setting, batch in batches.items():
-                try:
-                    served = self._sample([request for request, _ in batch], *setting)
-                except Exception as error:  # noqa: BLE001 - each request's caller raises it
-                    for _, answer in batch:
+            try:
+                batches: dict[tuple, list[tuple[Any, Any, Future]]] = {}
+                for request, setting, answer in waiting:
+                    # a request whose caller was cancelled is dropped; the others can no
+                    # longer be
+                    if not answer.set_running_or_notify_cancel():
+                        continue
+                    try:
+                        inputs = self._inputs(request)
+                    except Exception as error:  # noqa: BLE001 - its caller raises it
                         answer.set_exception(error)
-                    continue
-                for (_, answer), (tokens, logprobs) in zip(batch, served, strict=True):
-                    answer.set_result((tokens, logprobs, self.version))
+                        continue
+                    batches.setdefault(setting, []).append((request, inputs, answer))
+                for setting, batch in batches.items():
+                    requests, inputs, answers = zip(*batch, strict=True)
+                    try:
+                        served = self._sample(list(requests), list(inputs), *setting)
+                    except Exception as error:  # noqa: BLE001 - each caller raises it
+                        for answer in answers:
+                            answer.set_exception(error)
+                        continue
+                    for answer, (tokens, logprobs) in zip(answers, served, strict=True):
+                        answer.set_result((tokens, logprobs, self.version))
+            except BaseException as error:
+                for _, _, answer in waiting:
+                    if not answer.done():
+                        answer.set_exception(error)
+                raise
+
+    def _inputs(self, request: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """A request's frames through the checkpoint's image processor: its pixel values
+        and image grids."""
+        from PIL import Image
+
+        images = [
+            np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
+            for data in request.image_data
+        ]
+        return self.pre.pixels(images)
 
     def _setting(self, gconfig: Any) -> tuple[bool, float, int]:
         """A request's sampling: greedy (this server's, or the request's: SGLang's
@@ -253,24 +299,18 @@ class TinyServer:
         )
 
     def _sample(
-        self, requests: list[Any], greedy: bool, temperature: float, count: int
+        self,
+        requests: list[Any],
+        inputs: list[tuple[torch.Tensor, torch.Tensor]],
+        greedy: bool,
+        temperature: float,
+        count: int,
     ) -> list[tuple[list[int], list[float]]]:
-        """``count`` tokens for each of ``requests``, left-padded into one batch, and their
-        log-probs under the model's whole distribution."""
-        from PIL import Image
+        """``count`` tokens for each of ``requests`` (with its :meth:`_inputs`), left-padded
+        into one batch, and their log-probs under the model's whole distribution."""
         from transformers import LogitsProcessorList
 
-        pixels, grids = [], []
-        for request in requests:
-            images = [
-                np.asarray(
-                    Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")
-                )
-                for data in request.image_data
-            ]
-            pixel_values, grid = self.pre.pixels(images)
-            pixels.append(pixel_values)
-            grids.append(grid)
+        pixels, grids = zip(*inputs, strict=True)
         length = max(len(request.input_ids) for request in requests)
         ids = torch.full((len(requests), length), self.pre.pad_id, dtype=torch.long)
         mask = torch.zeros_like(ids)
