@@ -199,6 +199,18 @@ class Preprocessor:
             for i in range(n)
         ]
 
+    def pad(
+        self, prompts: Sequence[Sequence[int]]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``prompts`` left-padded to the longest: their ids and attention mask ``[N, L]``."""
+        length = max(len(ids) for ids in prompts)
+        input_ids = torch.full((len(prompts), length), self.pad_id, dtype=torch.int64)
+        attention_mask = torch.zeros((len(prompts), length), dtype=torch.int64)
+        for row, ids in enumerate(prompts):
+            input_ids[row, length - len(ids) :] = torch.tensor(ids)
+            attention_mask[row, length - len(ids) :] = 1
+        return input_ids, attention_mask
+
     def batch(
         self,
         envs: Sequence[EnvInputs],
@@ -206,12 +218,7 @@ class Preprocessor:
         dtype: torch.dtype = torch.float32,
     ) -> ModelInputs:
         """Left-padded :class:`ModelInputs` of ``envs`` on ``device``, pixels in ``dtype``."""
-        length = max(len(env.input_ids) for env in envs)
-        input_ids = torch.full((len(envs), length), self.pad_id, dtype=torch.int64)
-        attention_mask = torch.zeros((len(envs), length), dtype=torch.int64)
-        for row, env in enumerate(envs):
-            input_ids[row, length - len(env.input_ids) :] = torch.tensor(env.input_ids)
-            attention_mask[row, length - len(env.input_ids) :] = 1
+        input_ids, attention_mask = self.pad([env.input_ids for env in envs])
         pixel_values = torch.cat([env.pixel_values for env in envs])
         return ModelInputs(
             pixel_values=pixel_values.to(device, dtype, non_blocking=True),

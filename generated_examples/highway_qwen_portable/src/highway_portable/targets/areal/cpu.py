@@ -249,19 +249,7 @@ class TinyServer:
             with self.lock:
                 waiting, self.waiting = self.waiting, []
             try:
-                batches: dict[tuple, list[tuple[Any, Any, Future]]] = {}
-                for request, setting, answer in waiting:
-                    # a request whose caller was cancelled is dropped; the others can no
-                    # longer be
-                    if not answer.set_running_or_notify_cancel():
-                        continue
-                    try:
-                        inputs = self._inputs(request)
-                    except Exception as error:  # noqa: BLE001 - its caller raises it
-                        answer.set_exception(error)
-                        continue
-                    batches.setdefault(setting, []).append((request, inputs, answer))
-                for setting, batch in batches.items():
+                for setting, batch in self._batches(waiting).items():
                     requests, inputs, answers = zip(*batch, strict=True)
                     try:
                         served = self._sample(list(requests), list(inputs), *setting)
@@ -276,6 +264,24 @@ class TinyServer:
                     if not answer.done():
                         answer.set_exception(error)
                 raise
+
+    def _batches(
+        self, waiting: list[tuple[Any, tuple, Future]]
+    ) -> dict[tuple, list[tuple[Any, Any, Future]]]:
+        """The requests ``waiting`` by sampling setting, each with its :meth:`_inputs`. A
+        request whose caller was cancelled is dropped (the others can no longer be), one
+        whose frames cannot be read gets that error."""
+        batches: dict[tuple, list[tuple[Any, Any, Future]]] = {}
+        for request, setting, answer in waiting:
+            if not answer.set_running_or_notify_cancel():
+                continue
+            try:
+                inputs = self._inputs(request)
+            except Exception as error:  # noqa: BLE001 - its caller raises it
+                answer.set_exception(error)
+                continue
+            batches.setdefault(setting, []).append((request, inputs, answer))
+        return batches
 
     def _inputs(self, request: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """A request's frames through the checkpoint's image processor: its pixel values
@@ -311,14 +317,7 @@ class TinyServer:
         from transformers import LogitsProcessorList
 
         pixels, grids = zip(*inputs, strict=True)
-        length = max(len(request.input_ids) for request in requests)
-        ids = torch.full((len(requests), length), self.pre.pad_id, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for row, request in enumerate(requests):
-            ids[row, length - len(request.input_ids) :] = torch.tensor(
-                request.input_ids
-            )
-            mask[row, length - len(request.input_ids) :] = 1
+        ids, mask = self.pre.pad([request.input_ids for request in requests])
         # which tokens are the image's: Qwen-VL's 3-D positions come from them
         types = (ids == self.pre.image_token_id).long()
         processors = LogitsProcessorList(
@@ -343,7 +342,7 @@ class TinyServer:
                 output_scores=True,
                 return_dict_in_generate=True,
             )
-        tokens = out.sequences[:, length:]
+        tokens = out.sequences[:, ids.shape[1] :]
         scores = torch.stack(out.scores, dim=1).float().log_softmax(-1)
         logprobs = scores.gather(-1, tokens[..., None])[..., 0]
         outside = torch.cat(
