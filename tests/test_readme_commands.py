@@ -6,12 +6,13 @@ stops with one paragraph saying what to install, exit 2, never with a traceback;
 a Python warning.
 
 Commands are read from the README's ```bash blocks (those that run this package's modules
-or ``python -c``, after any ``NAME=value`` settings; ``pip install``, ``pytest`` and the like
-are what the fresh-venv golden test runs). Smoke runs get ``--episodes 1 --num-envs 2
---max-episode-steps 2`` appended, so they finish in a few decisions; argparse takes the last
-value, so the command as written still decides the rest. An env server (``env.serve``) runs
-in the background until the README's commands are done, on the test's own folder and a free
-port in place of the README's (``SIM_HOST`` is this host).
+or ``python -c``, after any ``NAME=value`` settings; ``pip install``, ``pytest`` and the
+like are what the fresh-venv golden test runs). Smoke runs get ``--episodes 1 --num-envs 2
+--max-episode-steps 2`` appended, so they finish in a few decisions, and the learning runs
+that are the unmutated side of tests/test_learning.py's mutations get its ``--updates``;
+argparse takes the last value, so the command as written still decides the rest. An env
+server (``env.serve``) runs in the background until the README's commands are done, on the
+test's own folder and a free port in place of the README's (``SIM_HOST`` is this host).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import pytest
 
 from conftest import GOLDENS, SPECS
 from preloaded import Preloaded
+from test_learning import GOLDEN as MUTATED
+from test_learning import UPDATES as MUTATION_UPDATES
 from vlagen.load import load_spec
 from vlagen.plan import make_plan
 
@@ -64,6 +67,11 @@ LEARNING = {
     "navsim_waypoint": ("rlinf",),
     "pusht_openvla_oft": ("verl",),
 }
+
+#: The goldens whose learning runs here are the unmutated side of tests/test_learning.py's
+#: mutation runs: they run at its updates (the others at the package's default, 24, at which
+#: NAVSIM's waypoint policy passes where it does not at 12).
+CONTROLS = {golden for golden, _ in MUTATED.values()}
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,8 @@ def _run_all(
             if golden.name not in LEARNING:
                 continue
             words = [*words, *(w for t in LEARNING[golden.name] for w in ("--target", t))]
+            if golden.name in CONTROLS:  # the unmutated side of the mutation runs
+                words += ["--updates", MUTATION_UPDATES]
         done = _run(golden, words, tmp_path, python)
         code, out, err = done
         shown = shlex.join(words)

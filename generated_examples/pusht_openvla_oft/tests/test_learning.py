@@ -149,8 +149,9 @@ def test_fisher_exact_test_against_its_definition() -> None:
 def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None:
     """Inside the context, a bfloat16 ``nn.Linear`` and its gradients equal the CPU's own
     bfloat16 kernel's but for the order of float32 sums (a unit in the last place, rarely),
-    on a contiguous input and on a transposed one; float32 layers, and a float32 bias on
-    bfloat16 weights (an error), are the kernel's; ``F.linear`` is itself again after."""
+    on a contiguous input and on a transposed one, and under bfloat16 autocast on a float32
+    layer and input (its output bfloat16, its gradients float32); float32 layers, and a float32
+    bias on bfloat16 weights (an error), are the kernel's; ``F.linear`` is itself again after."""
     import torch
     import torch.nn.functional as F
 
@@ -163,7 +164,9 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
         ),  # [8, 16, 128], strided
     ]
 
-    def forward_backward() -> list[torch.Tensor]:
+    def forward_backward(
+        layer: torch.nn.Linear, inputs: list[torch.Tensor]
+    ) -> list[torch.Tensor]:
         found = []
         for x in inputs:
             layer.zero_grad()
@@ -174,17 +177,42 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
             found += [out.detach(), layer.weight.grad.clone(), layer.bias.grad.clone()]
         return found
 
+    def autocast(
+        layer: torch.nn.Linear, inputs: list[torch.Tensor]
+    ) -> list[torch.Tensor]:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return forward_backward(layer, inputs)
+
+    full = torch.nn.Linear(128, 64)  # float32, as siiRL's actor keeps its weights
+    floats = [x.float().requires_grad_() for x in inputs]
     original = F.linear
-    kernel = forward_backward()
-    with bfloat16_linear_in_float32():
-        ours = forward_backward()
-        single = torch.nn.Linear(4, 2)
-        assert single(torch.ones(1, 4)).dtype == torch.float32
-        with pytest.raises(RuntimeError):
-            F.linear(inputs[0], layer.weight, layer.bias.float())
-    assert F.linear is original
-    for a, b in zip(kernel, ours, strict=True):
-        assert a.dtype == b.dtype == torch.bfloat16
+    kernel = forward_backward(layer, inputs) + autocast(full, floats)
+    kernels = []  # (dtype, autocast on) of each call that reaches torch's own F.linear
+
+    def seen(input, weight, bias=None):
+        kernels.append((input.dtype, torch.is_autocast_enabled("cpu")))
+        return original(input, weight, bias)
+
+    F.linear = seen
+    try:
+        with bfloat16_linear_in_float32():
+            ours = forward_backward(layer, inputs) + autocast(full, floats)
+            calls = len(kernels)
+            single = torch.nn.Linear(4, 2)
+            assert single(torch.ones(1, 4)).dtype == torch.float32
+            with pytest.raises(RuntimeError):
+                F.linear(inputs[0], layer.weight, layer.bias.float())
+        assert F.linear is seen
+    finally:
+        F.linear = original
+    # every product above ran in float32, none in the bfloat16 kernel autocast would pick
+    assert kernels[:calls] == [(torch.float32, False)] * calls
+    for i, (a, b) in enumerate(zip(kernel, ours, strict=True)):
+        assert (
+            a.dtype
+            == b.dtype
+            == (torch.bfloat16 if i < 6 or i % 3 == 0 else torch.float32)
+        )
         ulp = torch.finfo(torch.bfloat16).eps * a.float().abs().clamp(min=1e-3)
         assert ((a.float() - b.float()).abs() <= ulp).all()
         assert (a != b).float().mean() < 1e-3

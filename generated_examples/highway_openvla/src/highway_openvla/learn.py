@@ -300,8 +300,10 @@ def bfloat16_linear_in_float32() -> Iterator[None]:
     from the order of the sums; done by the float32 kernel, it runs 7 to 10 times faster on
     an AVX2 CPU. RLinf's LIBERO learning run, 12 updates: 28.4 s → 14.9 s, the same successes
     at every update. The weights, their gradients and the optimizer stay bfloat16: an update
-    bfloat16 rounds away is lost as before. Under ``torch.autocast`` (siiRL's actor, verl's
-    rollout) the inputs are float32 where this sees them, and the CPU's kernel runs."""
+    bfloat16 rounds away is lost as before. Under the CPU's bfloat16 ``torch.autocast``
+    (siiRL's actor, verl's rollout) the tensors are rounded to bfloat16 first, as autocast
+    rounds them for its kernel, then take the same path: siiRL's highway learning run, 12
+    updates on one quarter, 35.8 s → 30.1 s."""
     import torch
     import torch.nn.functional as F
 
@@ -310,8 +312,17 @@ def bfloat16_linear_in_float32() -> Iterator[None]:
         return
     bfloat16, linear = torch.bfloat16, F.linear
 
+    def autocast_to_bfloat16() -> bool:
+        return (
+            torch.is_autocast_enabled("cpu")
+            and torch.get_autocast_dtype("cpu") is bfloat16
+        )
+
     def in_float32(input, weight, bias=None):
         tensors = (input, weight) if bias is None else (input, weight, bias)
+        if input.device.type == "cpu" and autocast_to_bfloat16():
+            with torch.autocast("cpu", enabled=False):
+                return in_float32(*(t.to(bfloat16) for t in tensors))
         if input.device.type != "cpu" or any(t.dtype is not bfloat16 for t in tensors):
             return linear(input, weight, bias)
         if bias is not None and input.dim() > 2 and not input.is_contiguous():
