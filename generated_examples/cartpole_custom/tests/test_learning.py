@@ -146,17 +146,23 @@ def test_fisher_exact_test_against_its_definition() -> None:
     assert fisher_greater(0, 10, 5, 10) == pytest.approx(1.0)
 
 
-def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None:
+def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Inside the context, a bfloat16 ``nn.Linear`` and its gradients equal the CPU's own
     bfloat16 kernel's but for the order of float32 sums (a unit in the last place, rarely),
-    on a contiguous input and on a transposed one, and under bfloat16 autocast on a float32
-    layer and input (its output bfloat16, its gradients float32); float32 layers, and a float32
-    bias on bfloat16 weights (an error), are the kernel's; ``F.linear`` is itself again after."""
+    on a contiguous input and on a transposed one, and under bfloat16 autocast (the backward
+    after it, as siiRL's actor runs it) on a float32 layer and input: its output bfloat16, its
+    gradients float32; float32 layers, float64 inputs under autocast, and a float32 bias on
+    bfloat16 weights (an error), are the kernel's; ``F.linear`` is itself again after. As on
+    a CPU without a bfloat16 kernel, where the context acts (on one with it, it does not)."""
     import torch
     import torch.nn.functional as F
 
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)
     torch.manual_seed(0)
     layer = torch.nn.Linear(128, 64).to(torch.bfloat16)
+    full = torch.nn.Linear(128, 64)  # float32, as siiRL's actor keeps its weights
     inputs = [
         torch.randn(256, 128, dtype=torch.bfloat16),
         torch.randn(128, 16, 8, dtype=torch.bfloat16).transpose(
@@ -164,29 +170,29 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
         ),  # [8, 16, 128], strided
     ]
 
-    def forward_backward(
-        layer: torch.nn.Linear, inputs: list[torch.Tensor]
+    def run(
+        layer: torch.nn.Linear, x: torch.Tensor, autocast: bool
     ) -> list[torch.Tensor]:
-        found = []
-        for x in inputs:
-            layer.zero_grad()
+        layer.zero_grad()
+        x = x.clone().requires_grad_()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             out = layer(x)
-            out.backward(
-                torch.linspace(-1, 1, out.numel()).reshape(out.shape).to(out.dtype)
-            )
-            found += [out.detach(), layer.weight.grad.clone(), layer.bias.grad.clone()]
-        return found
+        out.backward(
+            torch.linspace(-1, 1, out.numel()).reshape(out.shape).to(out.dtype)
+        )
+        return [
+            out.detach(),
+            layer.weight.grad.clone(),
+            layer.bias.grad.clone(),
+            x.grad,
+        ]
 
-    def autocast(
-        layer: torch.nn.Linear, inputs: list[torch.Tensor]
-    ) -> list[torch.Tensor]:
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            return forward_backward(layer, inputs)
+    def runs() -> list[torch.Tensor]:
+        found = [t for x in inputs for t in run(layer, x, autocast=False)]
+        return found + [t for x in inputs for t in run(full, x.float(), autocast=True)]
 
-    full = torch.nn.Linear(128, 64)  # float32, as siiRL's actor keeps its weights
-    floats = [x.float().requires_grad_() for x in inputs]
     original = F.linear
-    kernel = forward_backward(layer, inputs) + autocast(full, floats)
+    kernel = runs()
     kernels = []  # (dtype, autocast on) of each call that reaches torch's own F.linear
 
     def seen(input, weight, bias=None):
@@ -196,10 +202,13 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
     F.linear = seen
     try:
         with bfloat16_linear_in_float32():
-            ours = forward_backward(layer, inputs) + autocast(full, floats)
+            ours = runs()
             calls = len(kernels)
             single = torch.nn.Linear(4, 2)
             assert single(torch.ones(1, 4)).dtype == torch.float32
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                wide = single.double()(torch.ones(1, 4, dtype=torch.float64))
+            assert wide.dtype == torch.float64  # autocast leaves float64 alone
             with pytest.raises(RuntimeError):
                 F.linear(inputs[0], layer.weight, layer.bias.float())
         assert F.linear is seen
@@ -211,7 +220,7 @@ def test_bfloat16_linear_in_float32_is_the_bfloat16_kernels_arithmetic() -> None
         assert (
             a.dtype
             == b.dtype
-            == (torch.bfloat16 if i < 6 or i % 3 == 0 else torch.float32)
+            == (torch.bfloat16 if i < 8 or i % 4 == 0 else torch.float32)
         )
         ulp = torch.finfo(torch.bfloat16).eps * a.float().abs().clamp(min=1e-3)
         assert ((a.float() - b.float()).abs() <= ulp).all()

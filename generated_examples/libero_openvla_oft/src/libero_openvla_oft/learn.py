@@ -302,9 +302,12 @@ def bfloat16_linear_in_float32() -> Iterator[None]:
     an AVX2 CPU. RLinf's LIBERO learning run, 12 updates: 28.4 s → 14.9 s, the same successes
     at every update. The weights, their gradients and the optimizer stay bfloat16: an update
     bfloat16 rounds away is lost as before. Under the CPU's bfloat16 ``torch.autocast``
-    (siiRL's actor, verl's rollout) the tensors are rounded to bfloat16 first, as autocast
-    rounds them for its kernel, then take the same path: siiRL's highway learning run, 12
-    updates on one quarter, 35.8 s → 30.1 s."""
+    (siiRL's actor, verl's rollout) the floating-point tensors but float64 are rounded to
+    bfloat16 first, as autocast rounds them for its kernel, then take the same path: siiRL's
+    highway learning run, 12 updates on one quarter, 35.8 s → 30.1 s. (Autocast rounds a
+    weight used twice in one block once and sums its two gradients in bfloat16; here each use
+    is rounded and the sum is float32's. siiRL's FSDP actor hands autocast views, which it
+    does not keep, and verl's rollout takes no gradient.)"""
     import torch
     import torch.nn.functional as F
 
@@ -319,11 +322,18 @@ def bfloat16_linear_in_float32() -> Iterator[None]:
             and torch.get_autocast_dtype("cpu") is bfloat16
         )
 
+    def eligible(
+        t,
+    ) -> bool:  # what autocast casts: floating point, float64 left as it is
+        return t.is_floating_point() and t.dtype is not torch.float64
+
     def in_float32(input, weight, bias=None):
         tensors = (input, weight) if bias is None else (input, weight, bias)
         if input.device.type == "cpu" and autocast_to_bfloat16():
             with torch.autocast("cpu", enabled=False):
-                return in_float32(*(t.to(bfloat16) for t in tensors))
+                return in_float32(
+                    *(t.to(bfloat16) if eligible(t) else t for t in tensors)
+                )
         if input.device.type != "cpu" or any(t.dtype is not bfloat16 for t in tensors):
             return linear(input, weight, bias)
         if bias is not None and input.dim() > 2 and not input.is_contiguous():
