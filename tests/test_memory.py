@@ -108,14 +108,25 @@ def test_siirl_keeps_float32_weights_and_lora_gradients_only() -> None:
     assert not figures["rollout weights"].training  # the actor's own, gathered to generate
 
 
-def test_verl_gathers_the_actor_in_float32_to_generate() -> None:
-    plan = _plans((SPECS / "pusht_openvla_oft.yaml").read_text())["verl"]
+def test_verl_gathers_the_actors_root_unit_in_float32_to_generate() -> None:
+    """verl's rollout_mode unshards the root FSDP unit only (FSDP1, the generated
+    strategy): its 1.06B parameters in float32, the decoder layers in turn in bfloat16;
+    under FSDP2 it unshards every unit, at the mixed-precision dtype."""
+    text = (SPECS / "pusht_openvla_oft.yaml").read_text()
+    plan = _plans(text)["verl"]
     policy, env = plan.gpus
-    figures = _figures(plan)
-    assert figures["rollout weights"].gb == pytest.approx(OPENVLA * 4 / 1e9)  # 30.16 GB
-    assert policy.phase == "while generating"
-    assert policy.peak_gb == pytest.approx(policy.rollout_gb)
+    shape = BACKBONES["llava"].shape
+    root = (shape.outside_layers * 4 + shape.layer_params * 2) / 1e9  # 4.66 GB
+    assert _figures(plan)["rollout weights"].gb == pytest.approx(root)
+    assert policy.phase == "while training"
     assert [f.name for f in env.figures] == ["envs"] and env.peak_gb == 0  # pusht: CPU
+    fsdp2 = text.replace(
+        "  - {framework: verl,",
+        "  - {config: {actor_rollout_ref.actor.strategy: fsdp2}, framework: verl,",
+    )
+    assert fsdp2 != text
+    gathered = _figures(_plans(fsdp2)["verl"])["rollout weights"]
+    assert gathered.gb == pytest.approx(OPENVLA * 2 / 1e9)  # every unit, in bfloat16
 
 
 def test_the_peak_is_the_larger_phase() -> None:

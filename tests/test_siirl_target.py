@@ -290,8 +290,10 @@ def test_read_elsewhere_names_fields_in_siirls_files(path: Path) -> None:
     root = Path(importlib.util.find_spec("siirl").origin).parent
     plan = make_plan(load_spec(path).spec).target("siirl").plan
     assert plan.read_elsewhere
-    for key, source in plan.read_elsewhere.items():
-        assert key.rsplit(".", 1)[-1] in root.joinpath(source).read_text(), (key, source)
+    for key, where in plan.read_elsewhere.items():
+        source, _, spelled = where.partition(" as ")
+        field = spelled or key.rsplit(".", 1)[-1]
+        assert field in root.joinpath(source).read_text(), (key, where)
 
 
 @pytest.mark.parametrize("algorithm", ["grpo", "dapo", "srpo"])

@@ -117,6 +117,12 @@ def test_config_yaml_loads_with_areals_own_loader(tmp_path: Path) -> None:
     assert config.rollout.backend == "sglang:d4p1t1"
     assert config.tokenizer_path == config.actor.path == config.sglang.model_path
     assert config.actor.reward_norm is None and config.gconfig.n_samples == 1
+    # the workers AReaL's schedulers start each get a GPU (its default asks none)
+    assert (
+        config.actor.scheduling_spec[0].gpu
+        == config.rollout.scheduling_spec[0].gpu
+        == 1
+    )
     assert config.vla.group_size == 4
     assert config.train_dataset.batch_size == 8
 
@@ -127,11 +133,14 @@ def test_the_check_refuses_what_the_workflow_cannot_honour(tmp_path: Path) -> No
         "gconfig.n_samples=4",
         "rollout.backend=sglang:d5p1t1",
         "+actor.reward_norm.mean_level=group",
+        "actor.scheduling_spec=[{gpu: 0}]",
     )
     problems = "\n".join(train.check(config))
     assert "gconfig.n_samples is 4" in problems
     assert "take 9 GPUs" in problems
     assert "actor.reward_norm must be null" in problems
+    assert "actor.scheduling_spec[0].gpu is 0" in problems
+    assert "rollout.scheduling_spec[0].gpu is 0" in problems  # ${actor.scheduling_spec}
 
 
 def test_train_load_makes_paths_absolute(

@@ -90,12 +90,14 @@ def test_env_loop_keeps_rewards_and_uid(step: SimpleNamespace) -> None:
     assert all(len(set(uid[i : i + GROUP])) == 1 for i in range(0, episodes, GROUP))
 
 
-def test_reward_is_return_to_go(step: SimpleNamespace) -> None:
+def test_reward_is_the_episodes_return_on_each_decision(step: SimpleNamespace) -> None:
+    """Each decision row carries its episode's return, so that verl's GRPO, which compares
+    rows, compares episodes: a decision is not credited for how early it came."""
     out = step.generated
     rewards = out.batch["env_rewards"].numpy()
     mask = out.batch["response_mask"].view(*rewards.shape, DIM)[..., 0].numpy()
-    per_step = (rewards * mask).sum(-1)
-    expected = np.flip(np.cumsum(np.flip(per_step, 1), 1), 1)
+    returns = (rewards * mask).sum(axis=(1, 2))
+    expected = np.repeat(returns[:, None], DECISIONS, axis=1)
     np.testing.assert_allclose(out.batch["reward_tensor"].numpy(), expected, rtol=1e-6)
 
 
@@ -382,4 +384,11 @@ def test_keys_the_worker_would_ignore_are_refused() -> None:
     with open_dict(cfg):
         cfg.actor.fsdp_config.param_offload = True
     with pytest.raises(NotImplementedError, match="param_offload"):
+        workers.refuse_unread(cfg)
+    cfg = compose(["+actor_rollout_ref.algorithm=grpo"]).actor_rollout_ref
+    workers.refuse_unread(
+        cfg
+    )  # the reference's value: verl's PPO path, which this takes
+    cfg = compose(["+actor_rollout_ref.algorithm=sac"]).actor_rollout_ref
+    with pytest.raises(NotImplementedError, match="algorithm='sac'"):
         workers.refuse_unread(cfg)

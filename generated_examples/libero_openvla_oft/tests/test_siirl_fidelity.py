@@ -108,6 +108,7 @@ READ_ELSEWHERE: dict[str, str] = {
     "trainer.default_local_dir": "dag_worker/checkpoint_manager.py",
     "trainer.experiment_name": "dag_worker/dagworker.py",
     "trainer.logger": "dag_worker/dagworker.py",
+    "trainer.max_actor_ckpt_to_keep": "dag_worker/checkpoint_manager.py as max_{role_name_for_config}_ckpt_to_keep",
     "trainer.n_gpus_per_node": "dag_worker/dagworker.py",
     "trainer.nnodes": "dag_worker/dagworker.py",
     "trainer.project_name": "dag_worker/dagworker.py",
@@ -490,9 +491,14 @@ def test_every_override_is_read(step: Step, update: tuple) -> None:
         key for key in keys if key not in step.reads and key not in READ_ELSEWHERE
     ]
     assert unread == [], f"set by the launch but read by nothing: {unread}"
-    for key, source in READ_ELSEWHERE.items():
-        text = root.joinpath(source).read_text()
-        assert key.rsplit(".", 1)[-1] in text, f"{key}: not in siiRL's {source}"
+    for key, where in READ_ELSEWHERE.items():
+        source, _, spelled = where.partition(
+            " as "
+        )  # " as ": the field as the file builds it
+        field = spelled or key.rsplit(".", 1)[-1]
+        assert field in root.joinpath(source).read_text(), (
+            f"{key}: not in siiRL's {source}"
+        )
 
 
 def test_siirls_rollout_decodes_the_checkpoint_as_the_policy_does(

@@ -129,6 +129,9 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             # (the decoupled loss below corrects for the staleness)
             "max_head_offpolicyness": 2,
             "check_trajectory_format": False,
+            # each inference server's worker as the training workers (AReaL's examples);
+            # RolloutController widens its GPUs to the server's tensor x pipeline size
+            "scheduling_spec": "${actor.scheduling_spec}",
         },
         "gconfig": {
             "n_samples": 1,  # the workflow runs the group (see vlagen.targets.areal)
@@ -186,6 +189,18 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
                 else {}
             ),
             "weight_update_mode": "xccl",
+            # AReaL's default asks no GPU: its local and Ray schedulers would start each
+            # worker with CUDA_VISIBLE_DEVICES empty. One GPU per worker, as AReaL's examples
+            "scheduling_spec": [
+                {
+                    "task_type": "worker",
+                    "port_count": 2,
+                    "gpu": 1,
+                    "mem": 32,
+                    "cmd": "python3 -m areal.infra.rpc.rpc_server",
+                    "env_vars": {},
+                }
+            ],
         },
         "sglang": {
             "model_path": "${actor.path}",

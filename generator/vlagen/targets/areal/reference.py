@@ -151,6 +151,28 @@ def reference(spec: Spec, index: int) -> Reference:
             "`resources`: the GPUs generation leaves",
             "the spec's split of its GPUs",
         ),
+        Key(
+            "actor.scheduling_spec[0].gpu",
+            1,
+            "fixed",
+            shown="1 (GRPOConfig's default: 0, no GPU)",
+        ),
+        Key("rollout.scheduling_spec", "${actor.scheduling_spec}", "fixed"),
+        Key(
+            "rollout.max_concurrent_rollouts",
+            256,
+            "`training.groups`",
+            "one dataset row is a whole group here (`vla.group_size` episodes, their envs side "
+            "by side): the groups of one step are in flight, where the example's rows are "
+            "single answers",
+        ),
+        Key(
+            "sglang.context_length",
+            32768,
+            "`model` (prompt, images and action tokens)",
+            "twice one decision's row (image, prompt and action tokens): every request is one "
+            "decision",
+        ),
         Key("train_dataset.batch_size", 28, "`training.groups`", DERIVED),
         Key("actor.ppo_n_minibatches", 1, "`training.mini_batches`", DERIVED),
         Key("actor.mb_spec.max_tokens_per_mb", 4096, "`training`", DERIVED),
@@ -177,4 +199,5 @@ def comparison(spec: Spec, index: int, config: dict[str, Any], own: tuple[str, .
     values["actor.reward_norm"] = config["actor"].get("reward_norm")
     values["actor.adv_norm"] = config["actor"].get("adv_norm")
     values["actor.rejection_sampling"] = config["actor"].get("rejection_sampling")
+    values["actor.scheduling_spec[0].gpu"] = config["actor"]["scheduling_spec"][0]["gpu"]
     return compare(reference(spec, index), values, own=own)

@@ -8,7 +8,8 @@ from ..common.config_schema import load_schema, lookup, value_fits
 SCHEMA = "siirl_0_2"
 
 #: Override keys read only by siiRL code that cannot run on a CPU (its Ray driver, DAG and
-#: FSDP workers, data loader, trainer), each with the file (under ``siirl/``) that reads it.
+#: FSDP workers, data loader, trainer), each with the file (under ``siirl/``) that reads it,
+#: and after `` as `` how that file spells the field where it builds the name.
 #: The generated fidelity test checks that every other key is read while siiRL's rollout,
 #: advantage and actor run, and that each file here names the key's field.
 _LOADER = "data_coordinator/dataloader/data_loader_node.py"
@@ -56,6 +57,8 @@ READ_ELSEWHERE = {
     "trainer.seed": _LOADER,  # the manifest's shuffle (data.shuffle, on by default)
     "trainer.resume_mode": _CKPT,
     "trainer.default_local_dir": _CKPT,
+    # read by role: getattr(config.trainer, f"max_{role_name_for_config}_ckpt_to_keep", 10)
+    "trainer.max_actor_ckpt_to_keep": f"{_CKPT} as max_{{role_name_for_config}}_ckpt_to_keep",
 }
 
 

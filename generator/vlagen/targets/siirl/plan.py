@@ -34,6 +34,9 @@ MICRO_BATCH = 1
 CLIP_RATIO_C = 10000.0
 #: Checkpoint every this many steps (siiRL's SRPO scripts); its default -1 never saves.
 SAVE_FREQ = 5
+#: Checkpoints kept (the script's ``MAX_CKPT_KEEP``): siiRL's checkpoint manager deletes the
+#: older ones (``getattr(config.trainer, f"max_{role}_ckpt_to_keep", ...)``, default 100).
+CKPT_KEEP = 5
 
 #: (workflow_type, adv_estimator) per algorithm.
 WORKFLOWS = {
@@ -70,6 +73,11 @@ class SiirlPlan:
     #: A processor backbone's ``image_grid_thw`` row per camera image, ``(1, H / patch, W /
     #: patch)``; None: siiRL loads its own Prismatic model (llava backbone)
     image_grid: tuple[int, int, int] | None = None
+
+    @property
+    def ckpt_keep(self) -> int:
+        """Checkpoints siiRL keeps (``trainer.max_actor_ckpt_to_keep``)."""
+        return int(dict(self.overrides)["trainer.max_actor_ckpt_to_keep"])
 
     @property
     def own_model(self) -> bool:
@@ -301,6 +309,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("trainer.val_before_train", False),
         ("trainer.resume_mode", "auto"),
         ("trainer.save_freq", SAVE_FREQ),
+        ("trainer.max_actor_ckpt_to_keep", CKPT_KEEP),
         ("trainer.seed", training.seed),
     ]
     if oft:  # only OFT's vision backbone reads it (openvla: one camera, the default)

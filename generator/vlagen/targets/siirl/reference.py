@@ -183,6 +183,8 @@ def reference(spec: Spec, index: int) -> Reference:
             "for a validation pass first",
         ),
         Key("trainer.total_epochs", 1000, "`train.py --epochs` (default 100)"),
+        Key("trainer.save_freq", 5, "fixed, as the script"),
+        Key("trainer.max_actor_ckpt_to_keep", 5, "fixed, as the script"),
     )
     return Reference(
         repository=REPOSITORY,

@@ -6,7 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...backbones import BACKBONES
-from ...memory import GATHERED, Gpu, Logits, Placement, Rollout, Tokens, Training, image_tokens
+from ...memory import (
+    GATHERED,
+    ROOT,
+    Gpu,
+    Logits,
+    Placement,
+    Rollout,
+    Tokens,
+    Training,
+    image_tokens,
+)
 from ..rlinf.memory import POLICY_LOGITS
 
 if TYPE_CHECKING:
@@ -48,14 +58,18 @@ def placement(spec: Spec, plan: VerlPlan) -> Placement:
         logits=Logits(row.actions, spec.model.action.bins, 4, POLICY_LOGITS),
     )
     in_flight = plan.num_envs * plan.env_world  # one stage's envs over the env workers
+    fsdp1 = config["actor"]["strategy"] == "fsdp"
     rollout = Rollout(
-        kind=GATHERED,
-        dtype=fsdp["model_dtype"],
+        kind=ROOT if fsdp1 else GATHERED,
+        dtype=fsdp["model_dtype"] if fsdp1 else fsdp["dtype"],
         rows=in_flight // plan.actor_world,
         tokens=row,
-        why="verl's hybrid engine generates with the actor's own FSDP module, whose "
-        f"parameters rollout_mode unshards (_unshard_params_for_summon, {VLA}): FSDP "
-        "gathers them in full precision, model_dtype",
+        why="verl's hybrid engine generates with the actor's own FSDP module, whose root "
+        f"unit rollout_mode unshards (_unshard_params_for_summon on the root's state, {VLA}) "
+        "in full precision, model_dtype; the wrapped layers gather in turn as they compute"
+        if fsdp1
+        else "verl's hybrid engine generates with the actor's own FSDP module, every unit "
+        f"of which rollout_mode unshards under FSDP2 ({VLA}), at the mixed-precision dtype",
     )
     envs = plan.num_envs * plan.stages
     gpus = (

@@ -267,7 +267,10 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             "project_name": "vlagen",
             "experiment_name": f"{package}_{algorithm}",
             "logger": ["console"],
-            "save_freq": 25,
+            "save_freq": 30,
+            # verl keeps every checkpoint where unset (null); each holds the actor's float32
+            # shards and AdamW's states
+            "max_actor_ckpt_to_keep": 5,
             "test_freq": -1,
             "val_before_train": False,
             "default_local_dir": "checkpoints/verl",

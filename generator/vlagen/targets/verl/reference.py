@@ -177,6 +177,23 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
             "`resources`: the GPUs the env workers leave",
             "the spec's split of each node's GPUs",
         ),
+        Key("trainer.save_freq", 30, "fixed, as the script"),
+        Key(
+            "trainer.max_actor_ckpt_to_keep",
+            None,
+            "fixed",
+            "the last 5 checkpoints kept here; the script keeps every one (`ppo_trainer`'s "
+            "null), each the actor's float32 shards and AdamW's states",
+            shown="not set: every checkpoint kept",
+        ),
+        Key(
+            "trainer.test_freq",
+            30,
+            "fixed",
+            "no validation pass here: the steps' `critic/score` is the training episodes' "
+            "return; verl's `_validate` over this package's env does not run in its tests, "
+            "so it is not turned on for you (set `trainer.test_freq` to run it)",
+        ),
     )
     return Reference(
         repository=REPOSITORY,

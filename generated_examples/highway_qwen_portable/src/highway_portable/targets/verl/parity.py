@@ -20,9 +20,10 @@ and recorder: :class:`ParityEnv` (what the env worker builds here) puts both in 
 that process and writes the observations' digests to a file the run reads back. The
 rollout hands them to the policy in this process, where the run records what it hands.
 
-verl's advantage code does not see an episode's return: ``calculate_reward``
-(:mod:`.register`) scores each decision row by the episode's return-to-go from it, on the
-row's last response token, and the estimator compares every decision row of the group.
+verl's advantage code sees an episode's return on each of its decision rows:
+``calculate_reward`` (:mod:`.register`) puts it on each row's last response token, and the
+estimator compares every decision row of the group (verl's rows after an episode ended
+score 0).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ ALGORITHM = "grpo"
 SOURCE = "verl/trainer/ppo/core_algos.py"
 #: What the rewards verl's advantage code receives are, and where they come from.
 REWARD_NOTE = (
-    "each decision row is scored by its episode's return-to-go from that decision "
+    "each decision row is scored by its episode's return "
     "(targets/verl/register.py: calculate_reward), on the row's last response token "
     "(verl/experimental/vla/rob_ray_trainer.py: fit); its advantage code received those"
 )
@@ -123,7 +124,7 @@ def _reinforce_plus_plus(kwargs: dict[str, Any]) -> np.ndarray:
 
 ROWS = (
     "over every decision row of the group (n episodes x their decisions), S_(i,t) a row's "
-    "token rewards summed: episode i's return-to-go from decision t"
+    "token rewards summed: episode i's return, 0 after it ended"
 )
 FORMULAS: dict[str, tuple[str, Formula]] = {
     "grpo": (
@@ -131,7 +132,7 @@ FORMULAS: dict[str, tuple[str, Formula]] = {
         Formula(
             "grpo",
             "A_(i,t) = (S_(i,t) - mean_group S) / (std_group S + 1e-6), std unbiased, "
-            f"{ROWS}; every token of row (i,t) gets A_(i,t) (per-decision credit)",
+            f"{ROWS}; every token of row (i,t) gets A_(i,t) (an episode's decisions alike)",
             f"{SOURCE}: compute_grpo_outcome_advantage",
             _grpo,
         ),
@@ -141,7 +142,7 @@ FORMULAS: dict[str, tuple[str, Formula]] = {
         Formula(
             "rloo",
             "A_(i,t) = k/(k-1) (S_(i,t) - mean_group S), k the group's rows, "
-            f"{ROWS}; every token of row (i,t) gets A_(i,t) (per-decision credit)",
+            f"{ROWS}; every token of row (i,t) gets A_(i,t) (an episode's decisions alike)",
             f"{SOURCE}: compute_rloo_outcome_advantage",
             _rloo,
         ),

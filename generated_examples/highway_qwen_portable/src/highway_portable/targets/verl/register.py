@@ -33,7 +33,8 @@ verl's module is imported (now, where it already is). File names are under
    key and a 32000-token vocabulary; ours builds this package's policy core, with
    :class:`~.rollout.VerlRollout` and :class:`~.actor.VerlActor`.
 7. ``main_ppo.calculate_reward`` (:func:`calculate_reward`): verl's rewards success only
-   (any termination); ours is the return-to-go of the spec's weighted env rewards.
+   (any termination) on each decision; ours the episode's return of the spec's weighted env
+   rewards on each decision.
 
 Each patch marks what it installed (``__vlagen__``), so :func:`setup` is idempotent.
 """
@@ -166,12 +167,16 @@ def _patch_fsdp_workers(module: types.ModuleType) -> None:
 
 
 def calculate_reward(data: Any, return_dict: bool = False) -> Any:
-    """Reward ``[B, S]`` of each decision: the return-to-go of the env's rewards (the
-    spec's weighted reward terms, ``env_rewards`` ``[B, S, C]``) from that decision on,
-    counting action columns up to the first ``complete`` only (verl's response mask). For a
-    sparse success reward this is verl's own: 1 on every decision up to a success. In
-    validation (``meta_info["validate"]``) each decision's own reward, so that verl's
-    per-episode score, their sum, is the episode's return."""
+    """Reward ``[B, S]`` of each decision: its episode's return (the spec's weighted reward
+    terms, ``env_rewards`` ``[B, S, C]``, summed over the action columns up to the first
+    ``complete``, verl's response mask) on every decision of the episode, as verl's own
+    scores each decision with its episode's success. For a sparse success reward this is
+    verl's own. verl's estimators score each decision row by itself (GRPO compares every
+    row of a group), so a per-decision return-to-go would credit a decision for how early it
+    came: the episode's return keeps GRPO a comparison of episodes. verl zeroes the rows
+    after an episode ended (``fit``: ``rows_with_response``). In validation
+    (``meta_info["validate"]``) each decision's own reward, so that verl's per-episode score,
+    their sum, is the episode's return."""
     if "env_rewards" not in set(data.batch.keys()):
         raise KeyError(
             "the batch has no env_rewards: verl's own EnvLoop drops them; call "
@@ -187,11 +192,10 @@ def calculate_reward(data: Any, return_dict: bool = False) -> Any:
     per_step = (rewards * valid).sum(dim=-1)  # [B, S]
     if data.meta_info.get("validate", False):
         # RobRayPPOTrainer._validate scores an episode as reward_tensor.sum(-1): the
-        # per-decision rewards, whose sum is the episode's return (the return-to-go would
-        # sum to a weighting that ranks a slower success above a faster one).
+        # per-decision rewards, whose sum is the episode's return.
         return {"reward_tensor": per_step} if return_dict else per_step
-    to_go = per_step.flip(dims=[1]).cumsum(dim=1).flip(dims=[1])
-    return {"reward_tensor": to_go} if return_dict else to_go
+    episode = per_step.sum(dim=1, keepdim=True).expand(batch, steps)
+    return {"reward_tensor": episode} if return_dict else episode
 
 
 def _patch_main_ppo(module: types.ModuleType) -> None:

@@ -80,6 +80,14 @@ def check(config: VlaGRPOConfig) -> list[str]:
             "actor.reward_norm must be null: the workflow's credit is already normalized over "
             "its group, and AReaL's group normalization takes runs of rows, not episodes"
         )
+    for section in ("actor", "rollout"):
+        spec = getattr(config, section).scheduling_spec[0]
+        if spec.gpu < 1:
+            problems.append(
+                f"{section}.scheduling_spec[0].gpu is {spec.gpu}: AReaL's local and Ray "
+                "schedulers would start its workers with no GPU (CUDA_VISIBLE_DEVICES empty); "
+                "AReaL's examples ask 1"
+            )
     cluster = config.cluster.n_nodes * config.cluster.n_gpus_per_node
     used = gpus(config.rollout.backend) + gpus(config.actor.backend)
     if used != cluster:

@@ -79,6 +79,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("trainer.val_before_train", False),
     ("trainer.resume_mode", "auto"),
     ("trainer.save_freq", 5),
+    ("trainer.max_actor_ckpt_to_keep", 5),
     ("trainer.seed", 42),
     ("actor_rollout_ref.embodied.num_images_in_input", 1),
     ("actor_rollout_ref.model.lora_rank", 32),

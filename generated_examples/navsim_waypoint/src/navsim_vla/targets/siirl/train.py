@@ -75,6 +75,7 @@ OVERRIDES: tuple[tuple[str, object], ...] = (
     ("trainer.val_before_train", False),
     ("trainer.resume_mode", "auto"),
     ("trainer.save_freq", 5),
+    ("trainer.max_actor_ckpt_to_keep", 5),
     ("trainer.seed", 0),
 )
 #: Overrides filled in at launch: paths and the cluster's size.

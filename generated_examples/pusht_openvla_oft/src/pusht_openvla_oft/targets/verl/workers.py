@@ -396,6 +396,12 @@ def refuse_unread(config: Any) -> None:
     """Fail on a key of :data:`UNREAD` set to something this worker would silently ignore."""
     select = _omegaconf().select
     problems = []
+    algorithm = select(config, "algorithm", default=None)
+    if algorithm not in (None, "grpo"):  # verl's worker switches to SAC on "sac"
+        problems.append(
+            f"actor_rollout_ref.algorithm={algorithm!r} (this worker trains the policy "
+            "core with verl's PPO actor, the path verl takes on 'grpo')"
+        )
     for key, why in UNREAD.items():
         value = select(config, key, default=None)
         if value not in (None, False, 0, {}) and not (
