@@ -143,6 +143,22 @@ def test_the_check_refuses_what_the_workflow_cannot_honour(tmp_path: Path) -> No
     assert "rollout.scheduling_spec[0].gpu is 0" in problems  # ${actor.scheduling_spec}
 
 
+def test_train_stops_without_the_actors_attention_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from highway_qwen.targets.preflight import LaunchError
+
+    config = _load(tmp_path)
+    assert config.actor.attn_impl == "flash_attention_2"  # AReaL's default, kept
+    monkeypatch.setattr(train, "find_spec", lambda name: None)
+    with pytest.raises(
+        LaunchError, match="pip install flash-attn --no-build-isolation"
+    ):
+        train.require_attention(config)
+    monkeypatch.setattr(train, "find_spec", lambda name: object())
+    train.require_attention(config)
+
+
 def test_train_load_makes_paths_absolute(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,7 +24,9 @@ import torch
 
 pytest.importorskip("areal", reason="AReaL is not installed (see the README)")
 
+from areal.api.cli_args import PPOActorConfig
 from areal.infra.workflow_executor import check_trajectory_format
+from areal.trainer.ppo.actor import PPOActor
 from areal.utils import stats_tracker
 from areal.utils.data import concat_padded_tensors
 
@@ -32,7 +34,13 @@ from highway_qwen.model import build_tiny
 from highway_qwen.model.action_tokens import FIRST_TOKEN, VOCAB_END
 from highway_qwen.targets.areal.cpu import TinyServer, cpu_actor, rollout
 from highway_qwen.targets.areal.data import rows
-from highway_qwen.targets.areal.workflow import MAX_DECISIONS, TOKENS, VlaWorkflow
+from highway_qwen.targets.areal.workflow import (
+    MAX_DECISIONS,
+    TOKENS,
+    Decision,
+    Episode,
+    VlaWorkflow,
+)
 
 pytestmark = pytest.mark.fidelity
 
@@ -317,6 +325,50 @@ def test_an_unconstrained_sampler_never_crashes_an_episode(checkpoint: str) -> N
         * stats["rollout/invalid_action_tokens__count"]
     )
     assert reported == outside  # every one counted
+
+
+def test_a_row_ending_in_a_vision_token_keeps_its_credit(checkpoint: str) -> None:
+    """AReaL's own advantages (``PPOActor._compute_advantages``) on rows whose last sampled
+    token is a vision token, which the loss leaves out: the row is cut after its last
+    trained token, so the credit reaches every trained token (uncut, AReaL's GAE would
+    drop the reward on the masked last token and credit nothing)."""
+    workflow = _workflow(checkpoint)
+    obs, _ = _request(checkpoint, None)
+    inputs, _ = workflow.render(obs)
+    vision = min(workflow.reserved)
+    action = FIRST_TOKEN
+    rows = (
+        [action] * (TOKENS - 1) + [vision],  # cut to its trained tokens
+        [vision]
+        + [action] * (TOKENS - 1),  # a vision token inside: kept, out of the loss
+        [vision] * TOKENS,  # nothing to train: kept whole
+    )
+    episodes = [
+        Episode(
+            [Decision(inputs, list(tokens), [-1.0] * TOKENS, [0] * TOKENS, reward, 0)]
+        )
+        for tokens, reward in zip(rows, (1.0, 0.0, -1.0), strict=True)
+    ]
+    trajectory = workflow.trajectory(episodes)
+    assert check_trajectory_format(trajectory)
+    mask = trajectory["loss_mask"].bool()
+    assert mask.sum(1).tolist() == [TOKENS - 1, TOKENS - 1, 0]
+    config = PPOActorConfig(
+        experiment_name="x",
+        trial_name="y",
+        backend="fsdp:d1",
+        kl_ctl=0.0,
+        use_decoupled_loss=True,
+        recompute_logprob=True,
+        reward_clip=1e3,
+    )
+    data = dict(trajectory, prox_logp=torch.zeros_like(trajectory["logprobs"]))
+    out = PPOActor(config, engine=None)._compute_advantages(data)
+    # AReaL's advantages are on the rolled mask: token t's at t - 1
+    rolled = torch.roll(mask, shifts=-1, dims=-1)
+    credit = trajectory["rewards"][:, None].expand_as(mask)
+    torch.testing.assert_close(out["advantages"][rolled], credit[mask])
+    assert (out["advantages"][0][rolled[0]] != 0).all()
 
 
 def test_episodes_overlap_on_the_event_loop(

@@ -136,6 +136,17 @@ def reserved_ids(tokenizer: Any) -> frozenset[int]:
     return frozenset(vocab[token] for token in VISION_TOKENS if token in vocab)
 
 
+def trained_length(tokens: list[int], reserved: frozenset[int]) -> int:
+    """How many of a decision's ``tokens`` its row keeps: all but the reserved (vision) ones
+    at its end, where some token is not reserved. AReaL's ``_compute_advantages`` puts a
+    row's reward on its last token and carries it back only through tokens in the loss: a
+    row ending in a masked token would credit none of its trained tokens."""
+    kept = len(tokens)
+    while kept and tokens[kept - 1] in reserved:
+        kept -= 1
+    return kept or len(tokens)
+
+
 def png_base64(image: np.ndarray) -> str:
     """One ``[H, W, 3]`` uint8 frame as base64 PNG (``areal.utils.image.image2base64``'s
     encoding, without a PIL round trip per caller)."""
@@ -348,11 +359,13 @@ class VlaWorkflow(workflow_api.RolloutWorkflow):
         for episode, credit in zip(episodes, group_credit(episodes), strict=True):
             for decision, reward in zip(episode.decisions, credit, strict=True):
                 prompt = decision.inputs.input_ids
+                kept = trained_length(decision.output_tokens, self.reserved)
+                tokens = decision.output_tokens[:kept]
                 # A sampled vision token (image pad, vision start/end) would make the
                 # trainer's model look for an image that is not there: it becomes padding,
                 # left out of the loss (and was counted as an invalid action token).
-                out = [pad if t in self.reserved else t for t in decision.output_tokens]
-                trained = [int(t not in self.reserved) for t in decision.output_tokens]
+                out = [pad if t in self.reserved else t for t in tokens]
+                trained = [int(t not in self.reserved) for t in tokens]
                 seq = [*prompt, *out]
                 rows.append(
                     {
@@ -365,11 +378,11 @@ class VlaWorkflow(workflow_api.RolloutWorkflow):
                             [[0] * len(prompt) + trained], dtype=torch.int32
                         ),
                         "logprobs": torch.tensor(
-                            [[0.0] * len(prompt) + decision.output_logprobs],
+                            [[0.0] * len(prompt) + decision.output_logprobs[:kept]],
                             dtype=torch.float32,
                         ),
                         "versions": torch.tensor(
-                            [[-1] * len(prompt) + decision.output_versions],
+                            [[-1] * len(prompt) + decision.output_versions[:kept]],
                             dtype=torch.int32,
                         ),
                         "attention_mask": torch.ones((1, len(seq)), dtype=torch.bool),

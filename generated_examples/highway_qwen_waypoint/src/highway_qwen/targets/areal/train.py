@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -184,12 +185,31 @@ def check_launch(config: VlaGRPOConfig, gpus: int | None = None) -> None:
     require_gpus(needed, placed, gpus=gpus)
 
 
+def require_attention(config: VlaGRPOConfig) -> None:
+    """Stop before AReaL starts where its actor's attention kernel is not installed:
+    ``actor.attn_impl`` (AReaL's default flash_attention_2, which its examples keep) is how
+    its FSDP engine loads the model (areal/engine/fsdp_engine.py), and transformers then
+    needs flash-attn, which neither AReaL's requirements nor its server's name. sdpa is no
+    way out: AReaL packs a micro-batch's rows into one sequence, which only the
+    variable-length flash-attention kernel keeps apart."""
+    if (
+        config.actor.attn_impl == "flash_attention_2"
+        and find_spec("flash_attn") is None
+    ):
+        raise LaunchError(
+            "flash-attn is not installed, and actor.attn_impl is flash_attention_2, with "
+            "which AReaL's actor loads the model: pip install flash-attn "
+            "--no-build-isolation (after torch, on a CUDA machine)"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     from datasets import load_from_disk
 
     config = load(sys.argv[1:] if argv is None else argv)
     try:
         check_launch(config)
+        require_attention(config)
     except (
         CheckpointError,
         LaunchError,
