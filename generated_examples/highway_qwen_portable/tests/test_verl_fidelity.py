@@ -290,6 +290,20 @@ def test_check_refuses_a_batch_that_does_not_fit_the_workers(tmp_path: Path) -> 
     with pytest.raises(ConfigError, match="micro-batches"):
         micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=7"
         check(compose([*paths, micro]), root=tmp_path)
+    # fewer decisions per episode: the step's rows no longer fill whole mini-batches
+    cfg = compose(paths)
+    chunk, mini = (
+        cfg.env.actor.model.num_action_chunks,
+        cfg.actor_rollout_ref.actor.ppo_mini_batch_size,
+    )
+    decisions = cfg.env.train.max_episode_steps // chunk
+    ragged = [d for d in range(1, decisions) if cfg.data.train_batch_size * d % mini]
+    assert ragged
+    with pytest.raises(ConfigError, match="must fill whole mini-batches"):
+        check(
+            compose([*paths, f"env.train.max_episode_steps={ragged[-1] * chunk}"]),
+            root=tmp_path,
+        )
 
 
 def test_check_refuses_a_config_that_splits_a_group(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 CONFIG_NAME = "config"
 USAGE_ERROR = 2  # argparse's exit status for a command that cannot run as given
 DATA_COMMAND = "python -m pusht_openvla_oft.targets.verl.data --out data"
+MINI_BATCHES = 2  #: optimizer steps per training step (training.mini_batches)
 
 
 class ConfigError(ValueError):
@@ -145,6 +146,19 @@ def batch_problems(cfg: Any) -> list[str]:
         problems.append(
             f"actor.ppo_mini_batch_size ({actor.ppo_mini_batch_size}) x rollout.n ({n}) over "
             f"{actors} actors must split into micro-batches of {micro}"
+        )
+    # the trainer flattens each trajectory into its decisions (EnvLoop's max_interactions):
+    # the step's rows must fill whole mini-batches, or update_policy trains a short last
+    # one at a fraction of its weight (it divides every loss by the full accumulation)
+    decisions = env.train.max_episode_steps // env.actor.model.num_action_chunks
+    rows = cfg.data.train_batch_size * decisions
+    if rows % actor.ppo_mini_batch_size:
+        problems.append(
+            f"data.train_batch_size ({cfg.data.train_batch_size}) x {decisions} decisions "
+            f"(env.train.max_episode_steps {env.train.max_episode_steps} // "
+            f"env.actor.model.num_action_chunks {env.actor.model.num_action_chunks}) must "
+            f"fill whole mini-batches of actor.ppo_mini_batch_size "
+            f"({actor.ppo_mini_batch_size}), {MINI_BATCHES} per step as generated"
         )
     if env.train.num_envs % n:
         problems.append(
