@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from conftest import GOLDENS, REPO, SPECS
+from vlagen.errors import SpecError
 from vlagen.load import load_spec, load_spec_text
 from vlagen.plan import make_plan
 from vlagen.targets.common.reference import flat
@@ -70,6 +71,41 @@ def test_the_temperature_is_the_references_unless_the_spec_sets_it(spec: Path) -
         assert row.status == "differs" and "training.temperature" in row.why
 
 
+#: Each framework's gradient checkpointing key in its generated config.
+CHECKPOINTING_KEYS = {
+    "rlinf": "actor.fsdp_config.gradient_checkpointing",
+    "siirl": "actor_rollout_ref.model.enable_gradient_checkpointing",
+    "verl": "actor_rollout_ref.model.enable_gradient_checkpointing",
+    "areal": "actor.gradient_checkpointing",
+}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_gradient_checkpointing_is_the_references_unless_the_spec_sets_it(spec: Path) -> None:
+    """On where the reference has it (RLinf's, siiRL's, AReaL's examples; verl's script has
+    it off), but for a custom module, which checkpoints only where it says how; the spec's
+    ``training.gradient_checkpointing`` where it sets it (verl refuses true)."""
+    data = yaml.safe_load(spec.read_text())
+    custom = data["model"]["family"] == "custom"
+    for target in make_plan(load_spec(spec).spec).targets:
+        key = CHECKPOINTING_KEYS[target.decl.framework]
+        row = {row.key: row for row in target.reference.rows}[key]
+        assert _values(target)[key] is (target.reference.reference.value(key) and not custom)
+        assert row.status == ("differs" if custom else "same"), row
+    data["training"]["gradient_checkpointing"] = not custom
+    frameworks = {t["framework"] for t in data["targets"]}
+    if not custom and "verl" in frameworks:
+        with pytest.raises(SpecError, match=r"training.gradient_checkpointing: .*verl worker"):
+            load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml")
+        data["targets"] = [t for t in data["targets"] if t["framework"] != "verl"]
+        if not data["targets"]:
+            return
+    changed = load_spec_text(yaml.safe_dump(data, sort_keys=False), "spec.yaml").spec
+    for target in make_plan(changed).targets:
+        key = CHECKPOINTING_KEYS[target.decl.framework]
+        assert _values(target)[key] is (not custom)
+
+
 def test_the_libero_example_answers_the_review_on_rlinf() -> None:
     """Each difference the review found between the LIBERO example's RLinf config and
     RLinf's ``libero_spatial_grpo_openvlaoft.yaml`` is a row, with why."""
@@ -82,7 +118,6 @@ def test_the_libero_example_answers_the_review_on_rlinf() -> None:
     for key in (
         "fine-tuning",
         "actor.optim.weight_decay",
-        "actor.fsdp_config.gradient_checkpointing",
         "actor.micro_batch_size",
         "algorithm.filter_rewards",
         "algorithm.rewards_lower_bound",
@@ -95,6 +130,7 @@ def test_the_libero_example_answers_the_review_on_rlinf() -> None:
     ):
         assert rows[key].status == "differs" and rows[key].why, key
     assert rows["algorithm.clip_ratio_high"].status == "same"
+    assert rows["actor.fsdp_config.gradient_checkpointing"].status == "same"  # on, as RLinf's
     assert "prev_logprobs" in rows["log-prob micro-batch"].source
     assert "env.workers: 16" in rows["simulator processes"].why
 
@@ -106,11 +142,9 @@ def test_verl_says_why_its_log_prob_pass_stages_and_env_gpus_differ() -> None:
     assert rows["env.rollout.pipeline_stage_num"].status == "differs"
     # pusht simulates on the CPU: the env workers' GPUs idle, which the row says
     assert "runs on the CPU" in rows["trainer.n_env_gpus_per_node"].source
-    for key in (
-        "actor_rollout_ref.model.enable_gradient_checkpointing",
-        "actor_rollout_ref.actor.fsdp_config.param_offload",
-    ):
-        assert "refuses `true`" in rows[key].source, key
+    assert "refuses `true`" in rows["actor_rollout_ref.actor.fsdp_config.param_offload"].source
+    checkpointing = rows["actor_rollout_ref.model.enable_gradient_checkpointing"].source
+    assert "`true` is refused" in checkpointing
 
 
 def test_a_spec_nearer_another_rlinf_example_is_compared_with_that_one() -> None:

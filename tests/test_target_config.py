@@ -101,6 +101,7 @@ _OTHER = {
     "micro_batch_size_per_gpu": lambda t: [t["micro_batch_size_per_gpu"] * 2],
     "envs": lambda t: [t["groups"] * t["group_size"] // 2, t["groups"] * t["group_size"] * 2],
     "temperature": lambda t: [0.7],
+    "gradient_checkpointing": lambda t: [True, False],
 }
 
 _TARGETS = [(0, None), (1, None), (1, "0.2"), (2, None), (3, None)]

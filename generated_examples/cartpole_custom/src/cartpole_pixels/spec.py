@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "706f02e6b2dd7f6d90f48ed77e2653eb247354dc22de23604bae57a96350e199"
+SPEC_HASH: Final = "427eb7f53f97b8c4af9fa27aa095211b37b3ec9c6e59a9e9d1b5c3adc2e0e04a"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,6 +369,7 @@ SPEC: Final = Spec(
         mini_batches=4,
         micro_batch_size_per_gpu=16,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

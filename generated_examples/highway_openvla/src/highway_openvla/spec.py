@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "f4e0ccdad4d302965c5756676f9e33e04cdabf4bd7a35b957e86aafc015cc1bd"
+SPEC_HASH: Final = "5b51885d5462f64f0ef05bc61a9d0719316bf636d845d696be7eba5a3cfd7770"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,6 +389,7 @@ SPEC: Final = Spec(
         mini_batches=4,
         micro_batch_size_per_gpu=2,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

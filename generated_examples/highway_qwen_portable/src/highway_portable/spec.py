@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "ab62940cdb49489618e49199fe3b014df063cf6048d4748f8ee0e2f58b2dece8"
+SPEC_HASH: Final = "55732d626d323439f7a54e39e678fafaf1f2f7e5dbb8a8847e0d719125d09093"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +391,7 @@ SPEC: Final = Spec(
         mini_batches=2,
         micro_batch_size_per_gpu=4,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

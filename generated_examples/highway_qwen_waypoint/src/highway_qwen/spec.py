@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "7e90bc4b564ffb167fcb4dcca0b8a236048e7df803ec0bac0ce8c722adc090aa"
+SPEC_HASH: Final = "a7c82b29ad7b7b9068a44f9ed43b7da2c2949bc96655da2f064f4e28382b2407"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,6 +394,7 @@ SPEC: Final = Spec(
         mini_batches=2,
         micro_batch_size_per_gpu=4,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

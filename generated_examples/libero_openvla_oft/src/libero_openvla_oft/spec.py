@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "440bf3294017a1d46cc08fc73558330582166200f0c78433fabe1c070fddd0cb"
+SPEC_HASH: Final = "83c1cd8bc24a7c54a0d2ed6bc4a929cde6b29f3c8fad77ba96db94efcf11b81b"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +377,7 @@ SPEC: Final = Spec(
         mini_batches=4,
         micro_batch_size_per_gpu=4,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "3b03d0260bbb032d41e9e350f11788be4dac5a2ce290979956f889d587e9621b"
+SPEC_HASH: Final = "02ebca9381d708498213ce1d59805c98ff380f7567c03eef1285c0c8c2e18380"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +383,7 @@ SPEC: Final = Spec(
         mini_batches=4,
         micro_batch_size_per_gpu=4,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=2,

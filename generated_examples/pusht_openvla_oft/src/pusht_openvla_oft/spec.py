@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "6a0092d03755dfb0b2304babf5f6e5b4cf01938be314635cf8c3650266293747"
+SPEC_HASH: Final = "dafa491d2cac735924ac3915f96a2b10235fc08a5a394c7f436b25a9cfe06a48"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -272,6 +272,7 @@ class Training:
     mini_batches: int
     micro_batch_size_per_gpu: int
     temperature: float | None
+    gradient_checkpointing: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +379,7 @@ SPEC: Final = Spec(
         mini_batches=2,
         micro_batch_size_per_gpu=2,
         temperature=None,
+        gradient_checkpointing=None,
     ),
     resources=Resources(
         nodes=1,

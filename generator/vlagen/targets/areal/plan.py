@@ -12,7 +12,7 @@ from ...batch import Derived, comments
 from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, gpu_count
 from .layout import config_problems
-from .reference import sampling_temperature
+from .reference import gradient_checkpointing, sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -152,7 +152,7 @@ def make_areal_plan(spec: Spec, index: int) -> ArealPlan:
             "init_from_scratch": False,
             "dtype": model.dtype,
             "disable_dropout": True,
-            "gradient_checkpointing": False,
+            "gradient_checkpointing": gradient_checkpointing(spec),
             "temperature": "${gconfig.temperature}",
             "mb_spec": {"max_tokens_per_mb": training.micro_batch_size_per_gpu * row},
             "optimizer": {
@@ -262,6 +262,13 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
             "training.temperature"
             if t.temperature is not None
             else "training.temperature, default AReaL's clevr_count_70k_grpo.yaml's",
+        ),
+        Derived(
+            "actor.gradient_checkpointing",
+            gradient_checkpointing(spec),
+            "training.gradient_checkpointing"
+            if t.gradient_checkpointing is not None
+            else "training.gradient_checkpointing, default AReaL's clevr_count_70k_grpo.yaml's",
         ),
         Derived("seed", t.seed, "training.seed"),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..common.reference import DERIVED, Comparison, Key, Reference, compare, flat, temperature
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, decided, flat
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -22,6 +22,8 @@ REPOSITORY, TAG = "https://github.com/areal-project/AReaL", "v1.0.4"
 EXAMPLE = "examples/vlm/clevr_count_70k_grpo.yaml"
 #: The example's ``gconfig.temperature`` (``GenerationHyperparameters``' default too).
 TEMPERATURE = 1.0
+#: The example's ``actor.gradient_checkpointing``.
+CHECKPOINTING = True
 _CREDIT = (
     "the workflow's credit is already group-relative (each decision's return-to-go against "
     "the group's at the same index, over the group's spread), where the example scores one "
@@ -31,7 +33,13 @@ _CREDIT = (
 
 def sampling_temperature(spec: Spec) -> float:
     """``gconfig.temperature``: ``training.temperature``, else the example's."""
-    return temperature(spec.training.temperature, TEMPERATURE)
+    return decided(spec.training.temperature, TEMPERATURE)
+
+
+def gradient_checkpointing(spec: Spec) -> bool:
+    """``actor.gradient_checkpointing``: ``training.gradient_checkpointing``, else the
+    example's."""
+    return decided(spec.training.gradient_checkpointing, CHECKPOINTING)
 
 
 def reference(spec: Spec, index: int) -> Reference:
@@ -79,10 +87,9 @@ def reference(spec: Spec, index: int) -> Reference:
         Key("actor.optimizer.gradient_clipping", 1.0, "fixed"),
         Key(
             "actor.gradient_checkpointing",
-            True,
-            "fixed",
-            "vlagen does not turn it on yet: set `actor.gradient_checkpointing: true` in the "
-            "spec's `targets[].config` to trade compute for activation memory",
+            CHECKPOINTING,
+            "`training.gradient_checkpointing` (default: the example's)",
+            "the spec's `training.gradient_checkpointing`",
         ),
         Key(
             "actor.eps_clip",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "AT_LAUNCH",
@@ -26,8 +26,8 @@ __all__ = [
     "Reference",
     "Row",
     "compare",
+    "decided",
     "flat",
-    "temperature",
     "text",
 ]
 
@@ -36,9 +36,13 @@ AT_LAUNCH = "at launch"
 DERIVED = "derived from the spec's `training` block (the batch table below says from what)"
 
 
-def temperature(chosen: float | None, reference: float) -> float:
-    """The sampling temperature a target sets: the spec's ``training.temperature``
-    (``chosen``), else its reference example's."""
+T = TypeVar("T")
+
+
+def decided(chosen: T | None, reference: T) -> T:
+    """A setting the spec may decide and a target sets (``training.temperature``,
+    ``training.gradient_checkpointing``): the spec's value (``chosen``), else the target's
+    reference example's."""
     return reference if chosen is None else chosen
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...backbones import BACKBONES
 from ...families import FAMILIES
 from ..common.placement import decision_steps, gpu_count, group_size
-from .reference import sampling_temperature
+from .reference import gradient_checkpointing, sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -218,7 +218,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
     fsdp: dict[str, Any] = {
         "strategy": "fsdp",
         "sharding_strategy": "full_shard",
-        "gradient_checkpointing": False,
+        "gradient_checkpointing": gradient_checkpointing(spec, index),
         "cpu_offload": False,
         "enable_gradient_accumulation": True,
         "forward_prefetch": False,

@@ -14,7 +14,7 @@ from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, gpu_count, group_size
 from .config import GROUPED, LOSS_TYPES, RlinfVersion, prompt_length, rlinf_config, type_names
 from .layout import exempt_keys, layout_problems, read_elsewhere
-from .reference import nearest, sampling_temperature
+from .reference import gradient_checkpointing, nearest, sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -160,6 +160,13 @@ def derived_settings(spec: Spec, index: int, version: RlinfVersion) -> tuple[Der
             "training.temperature"
             if t.temperature is not None
             else f"training.temperature, default RLinf's {example}.yaml's",
+        ),
+        Derived(
+            "actor.fsdp_config.gradient_checkpointing",
+            gradient_checkpointing(spec, index),
+            "training.gradient_checkpointing"
+            if t.gradient_checkpointing is not None
+            else f"training.gradient_checkpointing, default RLinf's {example}.yaml's",
         ),
         Derived("actor.seed", t.seed, "training.seed"),
         Derived("env.train.seed", t.seed, "training.seed"),

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...families import FAMILIES
 from ..common.placement import gpu_count
-from ..common.reference import Comparison, Key, Reference, compare, flat, temperature
+from ..common.reference import Comparison, Key, Reference, compare, decided, flat
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -244,7 +245,16 @@ def sampling_temperature(spec: Spec, index: int) -> float:
     """The rollout's sampling temperature: ``training.temperature``, else the nearest
     example's ``temperature_train``."""
     example = nearest(spec, index)[0].values["rollout.sampling_params.temperature_train"]
-    return temperature(spec.training.temperature, float(example))
+    return decided(spec.training.temperature, float(example))
+
+
+def gradient_checkpointing(spec: Spec, index: int) -> bool:
+    """``actor.fsdp_config.gradient_checkpointing``: ``training.gradient_checkpointing``,
+    else the nearest example's."""
+    example = nearest(spec, index)[0].values["actor.fsdp_config.gradient_checkpointing"]
+    # a custom module checkpoints only where it says how (gradient_checkpointing_enable)
+    default = bool(example) and FAMILIES[spec.model.family].token_based
+    return decided(spec.training.gradient_checkpointing, default)
 
 
 def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
@@ -317,24 +327,20 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
         Key(
             "actor.fsdp_config.gradient_checkpointing",
             v["actor.fsdp_config.gradient_checkpointing"],
-            "fixed",
-            "vlagen does not turn it on yet; this package's policy supports it"
-            + (
-                " (`tests/test_rlinf_fidelity.py` has RLinf's FSDP manager enable it)"
-                if version.fidelity_harness
-                else ""
-            )
-            + ": set `actor.fsdp_config.gradient_checkpointing: true` in the spec's "
-            "`targets[].config`, then raise the micro-batch",
+            "`training.gradient_checkpointing` (default: the reference's)",
+            "the spec's `training.gradient_checkpointing`"
+            if spec.training.gradient_checkpointing is not None
+            else "off by default for your module (`model.family: custom`): it checkpoints "
+            "where it has `gradient_checkpointing_enable`; then set "
+            "`training.gradient_checkpointing: true`",
         ),
         Key(
             "actor.micro_batch_size",
             v["actor.micro_batch_size"],
             "`training.micro_batch_size_per_gpu`",
-            "the spec's micro-batch; the reference's runs with gradient checkpointing, "
-            "which keeps activations small enough for it: without checkpointing the "
-            "activations grow with it, and FSDP gathers the full weights once per "
-            "micro-batch, so a small one costs more gathers per update",
+            "the spec's micro-batch: FSDP gathers the full weights once per micro-batch, "
+            "so a small one costs more gathers per update, and a large one more activation "
+            "memory (`vlagen targets fit` sizes it; gradient checkpointing keeps it small)",
         ),
         Key(
             "actor.enable_offload",

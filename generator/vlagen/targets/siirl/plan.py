@@ -12,7 +12,7 @@ from ...modelplan import center_crop
 from ..common.placement import gpu_count
 from .layout import READ_ELSEWHERE, override_problems
 from .pipeline import PipelineNode, chain
-from .reference import sampling_temperature
+from .reference import gradient_checkpointing, sampling_temperature
 from .trajectory import (
     TRAJ_MINI_BATCH,
     backend_steps_per_step,
@@ -224,6 +224,13 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
             if t.temperature is not None
             else "training.temperature, default siiRL's SRPO scripts'",
         ),
+        Derived(
+            "actor_rollout_ref.model.enable_gradient_checkpointing",
+            gradient_checkpointing(spec),
+            "training.gradient_checkpointing"
+            if t.gradient_checkpointing is not None
+            else "training.gradient_checkpointing, default siiRL's SRPO scripts'",
+        ),
         Derived("trainer.seed", t.seed, "training.seed"),
     )
 
@@ -277,7 +284,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         ("reward_model.reward_kwargs.reward_coef", success[0].weight if success else 1.0),
         ("actor_rollout_ref.model.model_type", "embodied"),
         ("actor_rollout_ref.model.trust_remote_code", True),
-        ("actor_rollout_ref.model.enable_gradient_checkpointing", True),
+        ("actor_rollout_ref.model.enable_gradient_checkpointing", gradient_checkpointing(spec)),
         ("actor_rollout_ref.actor.optim.lr", training.learning_rate),
         ("actor_rollout_ref.actor.optim.weight_decay", 0.0),
         ("actor_rollout_ref.actor.ppo_mini_batch_size", training.groups // training.mini_batches),

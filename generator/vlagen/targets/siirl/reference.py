@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..common.reference import DERIVED, Comparison, Key, Reference, compare, temperature
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, decided
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -32,13 +32,21 @@ SUITES = {
 #: The script's sampling temperature (``TEMPERATURE=1.6``, siiRL's ``EmbodiedArguments``
 #: default too); the rollout and the actor read ``actor_rollout_ref.rollout.temperature``.
 TEMPERATURE = 1.6
+#: The script's ``actor_rollout_ref.model.enable_gradient_checkpointing``.
+CHECKPOINTING = True
 _SRPO = "`targets[].algorithm`: srpo"
 
 
 def sampling_temperature(spec: Spec) -> float:
     """``actor_rollout_ref.rollout.temperature``: ``training.temperature``, else the
     script's."""
-    return temperature(spec.training.temperature, TEMPERATURE)
+    return decided(spec.training.temperature, TEMPERATURE)
+
+
+def gradient_checkpointing(spec: Spec) -> bool:
+    """``actor_rollout_ref.model.enable_gradient_checkpointing``:
+    ``training.gradient_checkpointing``, else the script's."""
+    return decided(spec.training.gradient_checkpointing, CHECKPOINTING)
 
 
 def reference(spec: Spec, index: int) -> Reference:
@@ -114,8 +122,9 @@ def reference(spec: Spec, index: int) -> Reference:
         ),
         Key(
             "actor_rollout_ref.model.enable_gradient_checkpointing",
-            True,
-            "fixed, as the script",
+            CHECKPOINTING,
+            "`training.gradient_checkpointing` (default: the script's)",
+            "the spec's `training.gradient_checkpointing`",
         ),
         Key(
             "actor_rollout_ref.embodied.env.env_name",

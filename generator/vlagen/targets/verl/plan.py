@@ -144,6 +144,12 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
             if t.temperature is not None
             else "training.temperature, default verl's run_simpleVLA_libero_grpo.sh's",
         ),
+        Derived(
+            "actor_rollout_ref.model.enable_gradient_checkpointing",
+            False,
+            "training.gradient_checkpointing (true is refused), default verl's "
+            "run_simpleVLA_libero_grpo.sh's",
+        ),
         Derived("data.seed", t.seed, "training.seed"),
         Derived("env.train.seed", t.seed, "training.seed"),
         Derived(
@@ -208,6 +214,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             "model": {
                 "path": checkpoint,
                 "trust_remote_code": model.trust_remote_code,
+                # verl_checks refuses true: the worker does not wire it yet
                 "enable_gradient_checkpointing": False,
                 "use_remove_padding": False,
             },

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...presets import PRESETS
-from ..common.reference import DERIVED, Comparison, Key, Reference, compare, flat, temperature
+from ..common.reference import DERIVED, Comparison, Key, Reference, compare, decided, flat
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -33,7 +33,7 @@ _REFUSED = "fixed: this package's verl worker refuses `true` ({why})"
 def sampling_temperature(spec: Spec) -> float:
     """``actor_rollout_ref.rollout.temperature``: ``training.temperature``, else the
     script's."""
-    return temperature(spec.training.temperature, TEMPERATURE)
+    return decided(spec.training.temperature, TEMPERATURE)
 
 
 def reference(spec: Spec, index: int, tag: str) -> Reference:
@@ -119,7 +119,8 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
         Key(
             "actor_rollout_ref.model.enable_gradient_checkpointing",
             False,
-            _REFUSED.format(why="not wired to the policy core's backbone yet"),
+            "`training.gradient_checkpointing` (default: the script's; `true` is refused: "
+            "this package's verl worker does not wire it to the policy core yet)",
         ),
         Key(
             "actor_rollout_ref.actor.fsdp_config.param_offload",

@@ -88,7 +88,7 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
         if not hasattr(module, "gradient_checkpointing_enable"):
             raise TypeError(
                 f"{type(module).__name__} has no gradient_checkpointing_enable: set "
-                "actor.fsdp_config.gradient_checkpointing: false"
+                "training.gradient_checkpointing: false in the spec"
             )
         module.gradient_checkpointing_enable(
             gradient_checkpointing_kwargs=gradient_checkpointing_kwargs

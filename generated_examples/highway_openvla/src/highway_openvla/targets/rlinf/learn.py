@@ -13,7 +13,9 @@ The config is ``config.yaml`` with the stand-ins of :mod:`.cpu` and what a CPU r
 one worker per group; one decision per episode on the ``learning`` backend; ``envs``
 episodes per update, in groups of ``algorithm.group_size`` as the config has them; the
 spec's mini-batches (``actor.global_batch_size`` = the update's decisions / 4); the
-learning rate given; no evaluation, checkpoint or logger backend. The precision, LoRA,
+learning rate given; no evaluation, checkpoint or logger backend; no gradient checkpointing
+(it recomputes the same activations, to save memory the tiny model does not need; its
+gradients are the fidelity tests'). The precision, LoRA,
 optimizer, clipping, sampling and algorithm keys are the config's own, but for the sampling
 temperature: the run samples at 1, where the config may take its nearest RLinf example's
 (1.6 for OpenVLA-OFT on LIBERO). From a tiny random checkpoint, draws at 1.6 are flat enough
@@ -100,6 +102,7 @@ def learning_config(
         cfg.actor.micro_batch_size = micro
         cfg.actor.optim.lr = lr
         cfg.actor.seed = seed
+        cfg.actor.fsdp_config.gradient_checkpointing = False  # see the docstring
         cfg.rollout.sampling_params.temperature_train = 1.0  # see the docstring
         cfg.weight_syncer = {"type": "bucket", "bucket": {"bucket_size": 1 << 27}}
     return cfg

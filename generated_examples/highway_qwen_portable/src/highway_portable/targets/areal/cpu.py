@@ -35,7 +35,9 @@ Stand-ins, named, for what does not run here:
 - :func:`cpu_actor_config` changes AReaL's ``FSDPPPOActor`` config for a CPU: sdpa
   attention (no flash-attention kernel), one row per micro-batch (sdpa has no
   variable-length packing: packed rows would attend to each other; AReaL weights each
-  micro-batch's loss by its tokens, so the split leaves the step as it is), one rank.
+  micro-batch's loss by its tokens, so the split leaves the step as it is), no gradient
+  checkpointing (it recomputes the same activations, to save memory a tiny model does not
+  need), one rank.
   :func:`cpu_rank` is what AReaL's launcher sets for a trainer process, without
   ``torch.compile`` (~30 s on a CPU). :func:`cpu_actor` builds the actor on that; it
   also trains in float32 and in one mini-batch, for the tests' and parity's comparisons.
@@ -546,6 +548,7 @@ def cpu_actor_config(actor: Any, checkpoint: str, row: int, **changes: Any) -> A
         path=checkpoint,
         backend="fsdp:d1p1t1",
         attn_impl="sdpa",
+        gradient_checkpointing=False,
         mb_spec=cli_args.MicroBatchSpec(n_mbs=1, max_tokens_per_mb=row + 1),
         pad_to_maximum=True,
         **changes,
