@@ -73,6 +73,9 @@ class SiirlPlan:
     #: A processor backbone's ``image_grid_thw`` row per camera image, ``(1, H / patch, W /
     #: patch)``; None: siiRL loads its own Prismatic model (llava backbone)
     image_grid: tuple[int, int, int] | None = None
+    #: siiRL's rollout loads its V-JEPA 2 video model (``srpo`` only: its reward clusters the
+    #: trajectories' embeddings; the package's rollout skips the model for the others)
+    uses_video_model: bool = False
 
     @property
     def ckpt_keep(self) -> int:
@@ -359,6 +362,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
         image_grid=image_grid(spec),
+        uses_video_model=srpo,
     )
 
 
