@@ -270,6 +270,12 @@ def test_overrides_fix_what_siirls_launch_would_get_wrong(path: Path) -> None:
     assert overrides[actor + "ppo_micro_batch_size_per_gpu"] == 1  # update_policy's broadcast
     assert plan.trajectory_length % overrides[actor + "traj_mini_batch_size"] == 0
     assert overrides["trainer.save_freq"] > 0
+    # validation (no n_samples) resets a rank's data.val_batch_size rows in the env pool
+    pool = (
+        overrides["actor_rollout_ref.embodied.env.num_envs"]
+        // overrides["actor_rollout_ref.rollout.n"]
+    )
+    assert overrides["data.val_batch_size"] == pool
     assert overrides["actor_rollout_ref.rollout.temperature"] == 1.6
     assert "actor_rollout_ref.embodied.n_gpus_per_node" not in overrides  # set with the trainer's
     assert "actor_rollout_ref.embodied.n_gpus_per_node" in plan.runtime_keys

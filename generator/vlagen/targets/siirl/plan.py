@@ -169,12 +169,17 @@ def harness_overrides(spec: Spec) -> dict[str, object]:
     }
 
 
+def env_pool(spec: Spec) -> int:
+    """Envs of one rollout worker's pool: its share of ``training.envs`` (one worker per GPU),
+    which the package's rollout builds (``num_envs // rollout.n``)."""
+    return spec.training.in_flight // gpu_count(spec)
+
+
 def envs_key(spec: Spec) -> int:
     """``embodied.env.num_envs``: siiRL's rollout runs ``num_envs // rollout.n`` of a worker's
-    rows (each prompt already repeated ``rollout.n`` times) at once, so the worker's share of
-    ``training.envs`` times ``rollout.n``; the package's rollout builds that share's envs."""
-    t = spec.training
-    return t.in_flight // gpu_count(spec) * t.group_size
+    rows (each prompt already repeated ``rollout.n`` times) at once, so the worker's pool
+    (:func:`env_pool`) times ``rollout.n``."""
+    return env_pool(spec) * spec.training.group_size
 
 
 def derived_batch(spec: Spec) -> tuple[Derived, ...]:
@@ -183,7 +188,14 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
     envs = "training.envs" if t.envs is not None else "training.groups x group_size"
     return (
         Derived("data.train_batch_size", t.groups, "training.groups"),
-        Derived("data.val_batch_size", t.groups, "training.groups"),
+        Derived(
+            "data.val_batch_size",
+            env_pool(spec),
+            f"the env pool of a rollout worker ({envs} over {workers} workers): each rank's "
+            "loader takes data.val_batch_size rows, not split over ranks "
+            "(data_loader_node.py), and siiRL's validation sets no n_samples "
+            "(dag_worker/validator.py), so its rollout steps them all at once",
+        ),
         Derived("actor_rollout_ref.rollout.n", t.group_size, "training.group_size"),
         Derived(
             "actor_rollout_ref.embodied.env.num_envs",
@@ -252,7 +264,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     overrides: list[tuple[str, object]] = [
         ("data.dataset_type", "embodied"),
         ("data.train_batch_size", training.groups),
-        ("data.val_batch_size", training.groups),
+        ("data.val_batch_size", env_pool(spec)),
         ("data.max_prompt_length", 256),
         ("data.max_response_length", 128),
         ("algorithm.workflow_type", workflow),

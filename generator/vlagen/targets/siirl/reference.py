@@ -148,7 +148,7 @@ def reference(spec: Spec, index: int) -> Reference:
             "the spec's `success` weight",
         ),
         Key("data.train_batch_size", 64, "`training.groups`", DERIVED),
-        Key("data.val_batch_size", 496, "`training.groups`", DERIVED),
+        Key("data.val_batch_size", 496, "`training.envs` / GPUs (a rank's env pool)", DERIVED),
         Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", DERIVED),
         Key(
             "actor_rollout_ref.actor.ppo_mini_batch_size",
