@@ -378,6 +378,32 @@ def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
     assert "| `actor_rollout_ref.embodied.unnorm_key` | libero_spatial |" in readme
 
 
+def test_the_readme_says_why_libero_srpo_rows_differ_for_another_env_and_algorithm() -> None:
+    """num_steps_wait settles LIBERO's scene, and reward_coef is read by srpo's reward
+    manager only: highway with grpo (no LIBERO backend, no success term, no compute_reward
+    node) says so, while the LIBERO spec keeps the LIBERO and srpo reasons."""
+    steps, coef = (
+        "actor_rollout_ref.embodied.env.num_steps_wait",
+        "reward_model.reward_kwargs.reward_coef",
+    )
+
+    def rows(name: str) -> dict:
+        spec = load_spec(REPO / "specs" / f"{name}.yaml").spec
+        return {r.key: r for r in make_plan(spec).target("siirl").reference.rows}
+
+    libero, highway = rows("libero_openvla_oft"), rows("highway_openvla")
+    assert libero[steps].why == "the LIBERO backend settles 10 no-op steps after every reset itself"
+    assert (libero[coef].source, libero[coef].why) == (
+        "the weight of the `success` reward term",
+        "the spec's `success` weight",
+    )
+    assert "LIBERO backend" not in highway[steps].why
+    assert "the highway env (gymnasium backend) has no settling steps" in highway[steps].why
+    assert highway[coef].source == "fixed: 1 (no `success` term)"
+    assert highway[coef].why.startswith("no effect here: only srpo's pipeline runs")
+    assert "grpo's shape_reward node" in highway[coef].why
+
+
 def test_the_sampling_temperature_is_the_specs_else_the_scripts() -> None:
     """``training.temperature`` sets siiRL's rollout temperature, which a spec's own config
     block may not set (it is derived); without it, the SRPO scripts' 1.6."""
