@@ -404,6 +404,22 @@ def test_the_readme_says_why_libero_srpo_rows_differ_for_another_env_and_algorit
     assert "grpo's shape_reward node" in highway[coef].why
 
 
+def test_ray_workers_render_with_egl_where_the_simulator_is_mujoco() -> None:
+    """train.py hands Ray's workers MUJOCO_GL and PYOPENGL_PLATFORM (EnvPlan.render_env)
+    for LIBERO and gymnasium's MuJoCo envs, nothing for highway's pygame frames."""
+    import dataclasses
+
+    egl = {"MUJOCO_GL": "egl", "PYOPENGL_PLATFORM": "egl"}
+    libero = make_plan(load_spec(REPO / "specs" / "libero_openvla_oft.yaml").spec).env
+    highway = make_plan(load_spec(REPO / "specs" / "highway_openvla.yaml").spec).env
+    assert libero.render_env == egl and highway.render_env == {}
+    assert highway.gymnasium is not None
+    hopper = dataclasses.replace(
+        highway, gymnasium=highway.gymnasium.model_copy(update={"id": "Hopper-v5"})
+    )
+    assert hopper.gymnasium_extra == "mujoco" and hopper.render_env == egl
+
+
 def test_the_sampling_temperature_is_the_specs_else_the_scripts() -> None:
     """``training.temperature`` sets siiRL's rollout temperature, which a spec's own config
     block may not set (it is derived); without it, the SRPO scripts' 1.6."""
