@@ -109,6 +109,39 @@ def test_siirl_keeps_float32_weights_and_lora_gradients_only() -> None:
     assert not figures["rollout weights"].training  # the actor's own, gathered to generate
 
 
+def test_siirls_rollout_holds_its_trajectory_and_srpos_video_model() -> None:
+    """siiRL's rollout keeps every step's float32 pixel values on the GPU and stacks them
+    (vla_history), and for srpo holds V-JEPA 2's ViT-g in float32 and runs it over a chunk
+    of 64-frame videos: worked by hand from siiRL's and V-JEPA 2's code."""
+    from vlagen.targets.siirl.memory import vjepa_params
+
+    assert vjepa_params() == 1_012_173_952  # the model built on PyTorch's meta device
+    plan = _plans(LIBERO)["siirl"]
+    figures = _figures(plan)
+    # 16 rows a rank (16 groups x 8 over 8 GPUs) x 64 forwards x 6 x 224 x 224, twice
+    buffer = figures["trajectory buffer"]
+    assert buffer.gb == pytest.approx(2 * 16 * 64 * 6 * 224 * 224 * 4 / 1e9)  # 2.47 GB
+    assert buffer.held == "generating"
+    weights = figures["V-JEPA weights"]
+    assert weights.gb == pytest.approx(1_012_173_952 * 4 / 1e9) and weights.held == "throughout"
+    # a chunk of 128 // 8 = 16 videos; 32 x 24 x 24 tokens, each: the float16 residual,
+    # LayerNorm's float32 output, the MLP's two 6144-wide float16 layers; and the frames
+    per_video = 18432 * (1408 * (2 + 4) + 2 * 6144 * 2) + 2 * 3 * 64 * 384 * 384 * 4
+    forward = figures["V-JEPA forward"]
+    assert forward.gb == pytest.approx(16 * per_video / 1e9) and forward.held == "generating"
+    assert plan.gpus[0].phase == "while generating"
+
+    offload = LIBERO.replace(
+        "  - {framework: siirl,",
+        "  - {config: {actor_rollout_ref.embodied.embedding_model_offload: true}, "
+        "framework: siirl,",
+    )
+    assert offload != LIBERO
+    assert _figures(_plans(offload)["siirl"])["V-JEPA weights"].held == "generating"
+    grpo = _figures(_plans((SPECS / "highway_openvla.yaml").read_text())["siirl"])
+    assert "trajectory buffer" in grpo and not any(name.startswith("V-JEPA") for name in grpo)
+
+
 def test_verl_gathers_the_actors_root_unit_in_float32_to_generate() -> None:
     """verl's rollout_mode unshards the root FSDP unit only (FSDP1, the generated
     strategy): its 1.06B parameters in float32, the decoder layers in turn in bfloat16;

@@ -270,6 +270,12 @@ def test_overrides_fix_what_siirls_launch_would_get_wrong(path: Path) -> None:
     assert overrides[actor + "ppo_micro_batch_size_per_gpu"] == 1  # update_policy's broadcast
     assert plan.trajectory_length % overrides[actor + "traj_mini_batch_size"] == 0
     assert overrides["trainer.save_freq"] > 0
+    # validation (no n_samples) resets a rank's data.val_batch_size rows in the env pool
+    pool = (
+        overrides["actor_rollout_ref.embodied.env.num_envs"]
+        // overrides["actor_rollout_ref.rollout.n"]
+    )
+    assert overrides["data.val_batch_size"] == pool
     assert overrides["actor_rollout_ref.rollout.temperature"] == 1.6
     assert "actor_rollout_ref.embodied.n_gpus_per_node" not in overrides  # set with the trainer's
     assert "actor_rollout_ref.embodied.n_gpus_per_node" in plan.runtime_keys
@@ -370,6 +376,48 @@ def test_the_readme_maps_the_spec_onto_siirls_own_srpo_example() -> None:
     assert suite.status == "differs" and "run_openvla_oft_libero_goal.sh" in suite.why
     readme = (REPO / "generated_examples" / "libero_openvla_oft" / "README.md").read_text()
     assert "| `actor_rollout_ref.embodied.unnorm_key` | libero_spatial |" in readme
+
+
+def test_the_readme_says_why_libero_srpo_rows_differ_for_another_env_and_algorithm() -> None:
+    """num_steps_wait settles LIBERO's scene, and reward_coef is read by srpo's reward
+    manager only: highway with grpo (no LIBERO backend, no success term, no compute_reward
+    node) says so, while the LIBERO spec keeps the LIBERO and srpo reasons."""
+    steps, coef = (
+        "actor_rollout_ref.embodied.env.num_steps_wait",
+        "reward_model.reward_kwargs.reward_coef",
+    )
+
+    def rows(name: str) -> dict:
+        spec = load_spec(REPO / "specs" / f"{name}.yaml").spec
+        return {r.key: r for r in make_plan(spec).target("siirl").reference.rows}
+
+    libero, highway = rows("libero_openvla_oft"), rows("highway_openvla")
+    assert libero[steps].why == "the LIBERO backend settles 10 no-op steps after every reset itself"
+    assert (libero[coef].source, libero[coef].why) == (
+        "the weight of the `success` reward term",
+        "the spec's `success` weight",
+    )
+    assert "LIBERO backend" not in highway[steps].why
+    assert "the highway env (gymnasium backend) has no settling steps" in highway[steps].why
+    assert highway[coef].source == "fixed: 1 (no `success` term)"
+    assert highway[coef].why.startswith("no effect here: only srpo's pipeline runs")
+    assert "grpo's shape_reward node" in highway[coef].why
+
+
+def test_ray_workers_render_with_egl_where_the_simulator_is_mujoco() -> None:
+    """train.py hands Ray's workers MUJOCO_GL and PYOPENGL_PLATFORM (EnvPlan.render_env)
+    for LIBERO and gymnasium's MuJoCo envs, nothing for highway's pygame frames."""
+    import dataclasses
+
+    egl = {"MUJOCO_GL": "egl", "PYOPENGL_PLATFORM": "egl"}
+    libero = make_plan(load_spec(REPO / "specs" / "libero_openvla_oft.yaml").spec).env
+    highway = make_plan(load_spec(REPO / "specs" / "highway_openvla.yaml").spec).env
+    assert libero.render_env == egl and highway.render_env == {}
+    assert highway.gymnasium is not None
+    hopper = dataclasses.replace(
+        highway, gymnasium=highway.gymnasium.model_copy(update={"id": "Hopper-v5"})
+    )
+    assert hopper.gymnasium_extra == "mujoco" and hopper.render_env == egl
 
 
 def test_the_sampling_temperature_is_the_specs_else_the_scripts() -> None:

@@ -35,6 +35,9 @@ __all__ = ["EnvPlan", "control_bounds", "make_env_plan", "resolve_env"]
 #: messages, size limits and reconnection, where a socket protocol of our own would need all
 #: three written and hardened.
 REMOTE_REQUIREMENTS = ("pyzmq>=26",)
+#: What a headless process rendering with MuJoCo needs: MuJoCo's EGL backend, and PyOpenGL's
+#: (robosuite imports it).
+MUJOCO_EGL = {"MUJOCO_GL": "egl", "PYOPENGL_PLATFORM": "egl"}
 
 
 @dataclass(frozen=True)
@@ -126,11 +129,24 @@ class EnvPlan:
         return self.video_format is not None
 
     @property
+    def gymnasium_extra(self) -> str | None:
+        """gymnasium's extra that the env needs, where it is one of gymnasium's own."""
+        env_id = self.gymnasium.id if self.gymnasium else None
+        return GYMNASIUM_EXTRAS.get((env_id or "").split("-v")[0])
+
+    @property
+    def render_env(self) -> dict[str, str]:
+        """The environment a process stepping these envs needs to render headless:
+        :data:`MUJOCO_EGL` where the simulator renders with MuJoCo (the preset's, or one of
+        gymnasium's MuJoCo envs), else none; the launch scripts export it too."""
+        mujoco = self.preset.mujoco or self.gymnasium_extra == "mujoco"
+        return dict(MUJOCO_EGL) if mujoco else {}
+
+    @property
     def sim_requirements(self) -> list[str]:
         """The preset's, with gymnasium's extra where the env is one of gymnasium's own that
         needs it (CartPole renders with pygame)."""
-        env_id = self.gymnasium.id if self.gymnasium else None
-        extra = GYMNASIUM_EXTRAS.get((env_id or "").split("-v")[0])
+        extra = self.gymnasium_extra
         if extra is None:
             return list(self.preset.requirements)
         full = GYMNASIUM.replace("gymnasium", f"gymnasium[{extra}]", 1)

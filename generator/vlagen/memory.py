@@ -22,6 +22,8 @@ spec's backbone (:class:`~vlagen.backbones.ModelShape`) with standard formulas, 
   decodes one token at a time.
 - envs: the preset's GPU memory per env (:attr:`~vlagen.presets.PresetDecl.env_gpu_gb`)
   times the envs on the GPU.
+- what else a framework puts on the GPU (:attr:`Gpu.extra`: siiRL's video model and its
+  trajectory buffer), sized by the target from that framework's code.
 - CUDA contexts: :data:`CUDA_CONTEXT_GB` per process that runs PyTorch on the GPU.
 
 The peak is the larger of two phases: while the actor trains and while the rollout
@@ -166,6 +168,9 @@ class Gpu:
     rollout: Rollout | None = None
     envs: float = 0.0  #: envs stepping on each (the most any holds)
     processes: int = 1  #: processes with a CUDA context on each
+    #: What else the framework puts on each, sized by the target from its own code (siiRL's
+    #: video model and trajectory buffer): no formula here fits every framework's extras.
+    extra: tuple[Figure, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -386,7 +391,8 @@ def memory_plan(spec: Spec, title: str, placement: Placement) -> MemoryPlan:
             "counts the envs and CUDA contexts only"
         )
         gpus = tuple(
-            GpuPlan(g, tuple(_common(g, env_gb, env_source)), capacity) for g in placement.gpus
+            GpuPlan(g, (*g.extra, *_common(g, env_gb, env_source)), capacity)
+            for g in placement.gpus
         )
         return MemoryPlan(title, "a custom model", placement.how, gpus, capacity, unknown)
     shape = BACKBONES[spec.model.backbone].shape
@@ -403,6 +409,7 @@ def memory_plan(spec: Spec, title: str, placement: Placement) -> MemoryPlan:
         figures = [
             *_training(spec, shape, gpu, total, trainable),
             *_rollout(spec, shape, gpu, total),
+            *gpu.extra,
             *_common(gpu, env_gb, env_source),
         ]
         pool = None

@@ -100,6 +100,9 @@ class PresetDecl:
             figure (:attr:`gpu_gb_source` says why). A CPU simulator (``gpu`` false) holds
             none (:attr:`env_gpu_gb`).
         gpu_gb_source: Where :attr:`gpu_gb_per_env` comes from, or why there is none.
+        mujoco: Renders with MuJoCo, which a headless process tells to use EGL
+            (``MUJOCO_GL=egl``, and PyOpenGL's ``PYOPENGL_PLATFORM=egl``); see
+            :attr:`~vlagen.envplan.EnvPlan.render_env`.
     """
 
     name: str
@@ -134,6 +137,7 @@ class PresetDecl:
     gpu: bool | None = None
     gpu_gb_per_env: float | None = None
     gpu_gb_source: str = "a simulator vlagen cannot see into (a gymnasium id or your class)"
+    mujoco: bool = False
 
     @property
     def env_gpu_gb(self) -> tuple[float | None, str]:
@@ -278,6 +282,7 @@ PRESETS: dict[str, PresetDecl] = {
         PresetDecl(
             name="libero",
             gpu=True,  # MuJoCo renders offscreen through EGL
+            mujoco=True,  # robosuite's offscreen renderer
             # not measured (no GPU here): robosuite opens an EGL context per env
             # (MjRenderContextOffscreen) with its cameras' framebuffers
             gpu_gb_per_env=0.5,

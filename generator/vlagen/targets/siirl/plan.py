@@ -73,6 +73,9 @@ class SiirlPlan:
     #: A processor backbone's ``image_grid_thw`` row per camera image, ``(1, H / patch, W /
     #: patch)``; None: siiRL loads its own Prismatic model (llava backbone)
     image_grid: tuple[int, int, int] | None = None
+    #: siiRL's rollout loads its V-JEPA 2 video model (``srpo`` only: its reward clusters the
+    #: trajectories' embeddings; the package's rollout skips the model for the others)
+    uses_video_model: bool = False
 
     @property
     def ckpt_keep(self) -> int:
@@ -166,12 +169,17 @@ def harness_overrides(spec: Spec) -> dict[str, object]:
     }
 
 
+def env_pool(spec: Spec) -> int:
+    """Envs of one rollout worker's pool: its share of ``training.envs`` (one worker per GPU),
+    which the package's rollout builds (``num_envs // rollout.n``)."""
+    return spec.training.in_flight // gpu_count(spec)
+
+
 def envs_key(spec: Spec) -> int:
     """``embodied.env.num_envs``: siiRL's rollout runs ``num_envs // rollout.n`` of a worker's
-    rows (each prompt already repeated ``rollout.n`` times) at once, so the worker's share of
-    ``training.envs`` times ``rollout.n``; the package's rollout builds that share's envs."""
-    t = spec.training
-    return t.in_flight // gpu_count(spec) * t.group_size
+    rows (each prompt already repeated ``rollout.n`` times) at once, so the worker's pool
+    (:func:`env_pool`) times ``rollout.n``."""
+    return env_pool(spec) * spec.training.group_size
 
 
 def derived_batch(spec: Spec) -> tuple[Derived, ...]:
@@ -180,7 +188,14 @@ def derived_batch(spec: Spec) -> tuple[Derived, ...]:
     envs = "training.envs" if t.envs is not None else "training.groups x group_size"
     return (
         Derived("data.train_batch_size", t.groups, "training.groups"),
-        Derived("data.val_batch_size", t.groups, "training.groups"),
+        Derived(
+            "data.val_batch_size",
+            env_pool(spec),
+            f"the env pool of a rollout worker ({envs} over {workers} workers): each rank's "
+            "loader takes data.val_batch_size rows, not split over ranks "
+            "(data_loader_node.py), and siiRL's validation sets no n_samples "
+            "(dag_worker/validator.py), so its rollout steps them all at once",
+        ),
         Derived("actor_rollout_ref.rollout.n", t.group_size, "training.group_size"),
         Derived(
             "actor_rollout_ref.embodied.env.num_envs",
@@ -256,7 +271,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
     overrides: list[tuple[str, object]] = [
         ("data.dataset_type", "embodied"),
         ("data.train_batch_size", training.groups),
-        ("data.val_batch_size", training.groups),
+        ("data.val_batch_size", env_pool(spec)),
         ("data.max_prompt_length", 256),
         ("data.max_response_length", 128),
         ("algorithm.workflow_type", workflow),
@@ -366,6 +381,7 @@ def make_siirl_plan(spec: Spec, index: int) -> SiirlPlan:
         read_elsewhere={k: v for k, v in sorted(READ_ELSEWHERE.items()) if k in keys},
         harness=harness_overrides(spec),
         image_grid=image_grid(spec),
+        uses_video_model=srpo,
     )
 
 

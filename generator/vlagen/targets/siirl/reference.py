@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..common.reference import DERIVED, Comparison, Key, Reference, compare, decided
+from .pipeline import chain
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -35,6 +36,12 @@ TEMPERATURE = 1.6
 #: The script's ``actor_rollout_ref.model.enable_gradient_checkpointing``.
 CHECKPOINTING = True
 _SRPO = "`targets[].algorithm`: srpo"
+#: Why ``embodied.env.num_steps_wait`` is 0 here, by the env's backend: siiRL's LIBERO
+#: adapter waits that many no-op steps after a reset, and the package's env, which replaces
+#: it, leaves settling to the backend.
+SETTLING = {"libero": "the LIBERO backend settles 10 no-op steps after every reset itself"}
+#: The pipeline node that runs siiRL's reward manager, the one reader of ``reward_kwargs``.
+REWARD_NODE = "compute_reward"
 
 
 def sampling_temperature(spec: Spec) -> float:
@@ -148,16 +155,15 @@ def reference(spec: Spec, index: int) -> Reference:
             "actor_rollout_ref.embodied.env.num_steps_wait",
             10,
             "fixed: 0",
-            "the LIBERO backend settles 10 no-op steps after every reset itself",
+            SETTLING.get(
+                spec.env.backend,
+                f"read by siiRL's LIBERO adapter only, which the package's env replaces: the "
+                f"{spec.env.preset} env ({spec.env.backend} backend) has no settling steps",
+            ),
         ),
-        Key(
-            "reward_model.reward_kwargs.reward_coef",
-            5.0,
-            "the weight of the `success` reward term",
-            "the spec's `success` weight",
-        ),
+        _reward_coef(spec, index),
         Key("data.train_batch_size", 64, "`training.groups`", DERIVED),
-        Key("data.val_batch_size", 496, "`training.groups`", DERIVED),
+        Key("data.val_batch_size", 496, "`training.envs` / GPUs (a rank's env pool)", DERIVED),
         Key("actor_rollout_ref.rollout.n", 8, "`training.group_size`", DERIVED),
         Key(
             "actor_rollout_ref.actor.ppo_mini_batch_size",
@@ -205,6 +211,25 @@ def reference(spec: Spec, index: int) -> Reference:
             "alike but for the suite and the checkpoint"
         ),
         keys=keys,
+    )
+
+
+def _reward_coef(spec: Spec, index: int) -> Key:
+    """The script's success reward weight: the spec's where it has a ``success`` term, and
+    read only where the pipeline runs siiRL's reward manager (srpo's ``compute_reward``);
+    elsewhere the ``shape_reward`` node sums the spec's terms and nothing reads the key."""
+    algorithm = spec.targets[index].algorithm
+    read = any(node.node_id == REWARD_NODE for node in chain(algorithm))
+    success = any(term.source == "success" for term in spec.env.rewards)
+    return Key(
+        "reward_model.reward_kwargs.reward_coef",
+        5.0,
+        "the weight of the `success` reward term" if success else "fixed: 1 (no `success` term)",
+        "the spec's `success` weight"
+        if read
+        else f"no effect here: only srpo's pipeline runs siiRL's reward manager "
+        f"({REWARD_NODE}), which reads it; {algorithm}'s shape_reward node sums the spec's "
+        "reward terms (`env.rewards`) with their weights",
     )
 
 
