@@ -50,8 +50,26 @@ def test_the_usage_names_every_command_the_script_runs(script: Path) -> None:
     assert found["header"] == found["usage"] == found["case"], found
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parents[4].name}-{p.parent.name}")
-@pytest.mark.parametrize("argv", [["bogus"], ["worker"], ["head", "extra", "args"]])
+#: Scripts whose ``head`` and ``worker`` pass further arguments to ``ray start`` (RLinf's
+#: multi-node guide starts the head with ``--node-ip-address``).
+PASSING = [s for s in SCRIPTS if s.parent.name == "rlinf"]
+
+
+def _wrong(script: Path) -> list[list[str]]:
+    """Command lines ``script`` refuses: an unknown command, a worker without its head;
+    where ``head`` and ``worker`` pass options on, a worker without its rank, and elsewhere
+    a head with arguments."""
+    wrong = [["bogus"], ["worker"]]
+    if script in PASSING:
+        return [*wrong, ["worker", "10.0.0.1"]]
+    return [*wrong, ["head", "extra", "args"]]
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [(s, argv) for s in SCRIPTS for argv in _wrong(s)],
+    ids=lambda x: f"{x.parents[4].name}-{x.parent.name}" if isinstance(x, Path) else "-".join(x),
+)
 def test_a_wrong_command_prints_the_usage_line_and_exits_2(
     script: Path, argv: list[str], tmp_path: Path
 ) -> None:
@@ -65,6 +83,35 @@ def test_a_wrong_command_prints_the_usage_line_and_exits_2(
     assert line.startswith("usage: launch.sh "), result.stderr
     assert result.stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("script", PASSING, ids=lambda p: f"{p.parents[4].name}-{p.parent.name}")
+def test_head_and_worker_pass_their_options_to_ray_start(script: Path, tmp_path: Path) -> None:
+    """``launch.sh head --node-ip-address=IP`` as RLinf's multi-node guide starts the head,
+    and a worker's options after its head and rank, reach ``ray start`` as given, with
+    ``RLINF_NODE_RANK`` exported for RLinf."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "ray.log"
+    ray = bin_dir / "ray"
+    ray.write_text(f'#!/bin/sh\necho "$RLINF_NODE_RANK $*" >> {log}\n')
+    ray.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "RAY_PORT": "6380"}
+    runs = [
+        ["head", "--node-ip-address=10.0.0.1", "--dashboard-host=0.0.0.0"],
+        ["worker", "10.0.0.1", "2", "--node-ip-address=10.0.0.3"],
+        ["worker", "10.0.0.1", "1"],
+    ]
+    for argv in runs:
+        result = subprocess.run(
+            ["bash", str(script), *argv], capture_output=True, text=True, cwd=tmp_path, env=env
+        )
+        assert result.returncode == 0, result.stderr
+    assert log.read_text().splitlines() == [
+        "0 start --head --port=6380 --node-ip-address=10.0.0.1 --dashboard-host=0.0.0.0",
+        "2 start --address=10.0.0.1:6380 --node-ip-address=10.0.0.3",
+        "1 start --address=10.0.0.1:6380",
+    ]
 
 
 #: The launch settings that name a GPU or node count, and the spec's ``resources`` key of each.

@@ -75,9 +75,10 @@ def test_the_shapes_add_up_and_lora_counts_match_the_frameworks_logs() -> None:
 def test_a_7b_model_in_bf16_sharded_over_8_gpus() -> None:
     rlinf = _plans(_full_fine_tuning(LIBERO))["rlinf"]
     figures = _figures(rlinf)
-    # 7,541,237,184 parameters x 2 bytes / 8 GPUs = 1.885 GB each: weights, gradients
+    # 7,541,237,184 parameters x 2 bytes / 8 GPUs = 1.885 GB each: weights
     assert figures["weights"].gb == pytest.approx(OPENVLA * 2 / 8 / 1e9)
-    assert figures["gradients"].gb == pytest.approx(OPENVLA * 2 / 8 / 1e9)
+    # gradients whole, 15.08 GB, while RLinf accumulates them under no_sync()
+    assert figures["gradients"].gb == pytest.approx(OPENVLA * 2 / 1e9)
     # AdamW's two states in the weights' bfloat16
     assert figures["optimizer"].gb == pytest.approx(2 * OPENVLA * 2 / 8 / 1e9)
     # the rollout worker's own full copy, in rollout.model.precision
@@ -89,7 +90,7 @@ def test_a_7b_model_in_bf16_sharded_over_8_gpus() -> None:
 def test_lora_on_rlinf_keeps_gradients_for_the_whole_flat_parameter() -> None:
     figures = _figures(_plans(LIBERO)["rlinf"])
     total = OPENVLA + OFT_LORA
-    assert figures["gradients"].gb == pytest.approx(total * 2 / 8 / 1e9)
+    assert figures["gradients"].gb == pytest.approx(total * 2 / 1e9)  # whole: see below
     assert "use_orig_params" in figures["gradients"].why
     assert figures["optimizer"].gb == pytest.approx(2 * OFT_LORA * 2 / 8 / 1e9)
     # 568 tokens: 256 patches of one camera, max_prompt_length 256, 8 x 7 action tokens;
@@ -99,6 +100,33 @@ def test_lora_on_rlinf_keeps_gradients_for_the_whole_flat_parameter() -> None:
     assert "568 tokens (256 image, 256 prompt, 56 action)" in figures["activations"].why
     # LIBERO renders on the GPU: 128 envs over 8 GPUs at the preset's 0.5 GB
     assert figures["envs"].gb == pytest.approx(16 * 0.5)
+
+
+def test_rlinf_keeps_whole_gradients_while_it_accumulates_micro_batches() -> None:
+    """RLinf runs all but the last micro-batch of a mini-batch under FSDP's no_sync()
+    (enable_gradient_accumulation), where torch keeps each flat parameter's whole gradient:
+    LIBERO's 64 micro-batches (2048 rows / 4 / 8 GPUs) hold 15.3 GB on each GPU, not the
+    1.91 GB of a gradient sharded over 8; the lever turns accumulation off."""
+    total = OPENVLA + OFT_LORA
+    accumulating = _figures(_plans(LIBERO)["rlinf"])
+    grads = accumulating["gradients"]
+    assert grads.gb == pytest.approx(total * 2 / 1e9)
+    assert "unsharded while accumulating" in grads.why and "64 micro-batches" in grads.why
+    assert "no_sync()" in grads.why
+    assert "enable_gradient_accumulation: false" in grads.lever and "1.91 GB" in grads.lever
+    assert "is_lora" in grads.lever  # what RLinf's own LoRA configs do instead
+    off = LIBERO.replace(
+        "algorithm: grpo}",
+        "algorithm: grpo, config: {actor.fsdp_config.enable_gradient_accumulation: false}}",
+    )
+    assert off != LIBERO
+    sharded = _figures(_plans(off)["rlinf"])
+    assert sharded["gradients"].gb == pytest.approx(total * 2 / 8 / 1e9)
+    assert "unsharded" not in sharded["gradients"].why
+    # and each decoder layer's gradient is whole only until its reduce-scatter
+    layer = BACKBONES["llava"].shape.layer_params * 2 / 1e9
+    gathered = sharded["FSDP gathered"].gb - accumulating["FSDP gathered"].gb
+    assert gathered == pytest.approx(layer)
 
 
 def test_siirl_keeps_float32_weights_and_lora_gradients_only() -> None:
@@ -210,12 +238,12 @@ def test_a_spec_over_its_gpu_is_flagged_by_new_fit_and_the_readme(tmp_path: Path
     plans = _plans(spec.read_text())
     assert plans["rlinf"].warns and plans["siirl"].warns
     text = plans["rlinf"].text
-    assert "RLinf 0.3 needs about 34.4 GB on each of the 8 GPUs" in text
+    assert "RLinf 0.3 needs about 47.4 GB on each of the 8 GPUs" in text
     assert "more than resources.gpu_memory_gb 24" in text
     assert "rollout weights 15.3 GB" in text and "rollout.enable_offload: true" in text
     done = CliRunner().invoke(main, ["new", str(spec), "-o", str(tmp_path / "pkg")])
     assert done.exit_code == 0, done.output  # a warning, not a refusal
-    assert "vlagen: warning: RLinf 0.3 needs about 34.4 GB" in done.stderr
+    assert "vlagen: warning: RLinf 0.3 needs about 47.4 GB" in done.stderr
     readme = (tmp_path / "pkg" / "README.md").read_text()
     assert "**Memory per GPU: does not fit.**" in readme
     fit = CliRunner().invoke(main, ["targets", "fit", str(spec)])

@@ -9,7 +9,9 @@ spec's backbone (:class:`~vlagen.backbones.ModelShape`) with standard formulas, 
 
 - weights, gradients and optimizer state: parameters x bytes of the dtype the framework
   holds them in, divided over the GPUs FSDP shards them over; AdamW keeps two states per
-  trainable parameter, in the trainable weights' dtype (``torch.optim.AdamW``).
+  trainable parameter, in the trainable weights' dtype (``torch.optim.AdamW``). Gradients
+  accumulated under FSDP's ``no_sync()`` are whole, in the compute dtype: torch's FSDP
+  reduce-scatters a flat parameter's gradient only outside it (``_post_backward_hook``).
 - activations: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
   Transformer Models", eq. 1: a layer stores ``s * b * h * (34 + 5 * a * s / h)`` bytes in
   16 bits (``s`` tokens, ``b`` rows, ``h`` hidden size, ``a`` heads); flash-attention and
@@ -142,6 +144,10 @@ class Training:
     offload: bool = False
     #: how to turn gradient checkpointing on in the target's config block; None: no way
     checkpointing_lever: str | None = None
+    #: why the gradients stay unsharded between micro-batches (accumulated under FSDP's
+    #: ``no_sync()``); None: each micro-batch's are reduce-scattered to the shards
+    unsharded_grads: str | None = None
+    unsharded_lever: str = ""  #: how to keep them sharded, in the target's config block
 
 
 @dataclass(frozen=True)
@@ -466,13 +472,24 @@ def _training(
         lever=more,
     )
     grads = total if t.all_grads else trainable
-    yield Figure(
-        "gradients",
-        grads * size / t.shards / GB,
-        f"{_params(grads)} in {held}, {over}: {t.grads_why}",
-        rollout=False,
-        lever=more,
-    )
+    sharded = grads * size / t.shards / GB
+    if t.unsharded_grads:
+        yield Figure(
+            "gradients",
+            grads * dtype_bytes(t.compute) / GB,
+            f"{_params(grads)} in {dtype_name(t.compute)}, unsharded while accumulating: "
+            f"{t.unsharded_grads}; {t.grads_why}",
+            rollout=False,
+            lever=f"{t.unsharded_lever} (then {sharded:.2f} GB, {over})",
+        )
+    else:
+        yield Figure(
+            "gradients",
+            sharded,
+            f"{_params(grads)} in {held}, {over}: {t.grads_why}",
+            rollout=False,
+            lever=more,
+        )
     yield Figure(
         "optimizer",
         2 * trainable * size / t.shards / GB,
@@ -483,14 +500,18 @@ def _training(
     compute = dtype_bytes(t.compute)
     if t.shards > 1:
         gathered = (shape.outside_layers + 2 * shape.layer_params) * compute
-        gathered += shape.layer_params * size  # a layer's unsharded gradient, before reduce
+        gradient = ", and one layer's gradient before its reduce-scatter"
+        if t.unsharded_grads:
+            gradient = " (the gradients are already whole, above)"
+        else:
+            gathered += shape.layer_params * size  # a layer's unsharded gradient
         yield Figure(
             "FSDP gathered",
             gathered / GB,
             f"the unit outside the decoder layers ({_params(shape.outside_layers)}: "
             f"embeddings, output layer, vision tower) and two decoder layers "
-            f"({_params(shape.layer_params)} each) unsharded in {dtype_name(t.compute)}, and "
-            "one layer's gradient before its reduce-scatter",
+            f"({_params(shape.layer_params)} each) unsharded in {dtype_name(t.compute)}"
+            f"{gradient}",
             rollout=False,
         )
     yield from _activations(spec, shape, t)

@@ -214,7 +214,9 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
         actor_model["trust_remote_code"] = model.trust_remote_code
     # No wrap_policy: RLinf's get_fsdp_wrap_policy then wraps each class the policy's
     # _no_split_modules names (RLinfPolicy's: what the loaded transformers models declare,
-    # e.g. LlamaDecoderLayer) as a unit of its own, for whichever checkpoint is loaded.
+    # e.g. LlamaDecoderLayer) as a unit of its own, for whichever checkpoint is loaded;
+    # and the value head, by the _no_split_names it declares, so that its flat parameter's
+    # name holds "value_head" and RLinf's build_optimizer gives it optim.value_lr.
     fsdp: dict[str, Any] = {
         "strategy": "fsdp",
         "sharding_strategy": "full_shard",

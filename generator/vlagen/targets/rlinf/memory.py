@@ -29,6 +29,39 @@ def tokens(spec: Spec, plan: RlinfPlan) -> Tokens:
     return Tokens(images, text, spec.model.action.chunk * spec.model.action.dim)
 
 
+def accumulation(spec: Spec, plan: RlinfPlan) -> tuple[str | None, str]:
+    """Why the actor's gradients stay unsharded (None where they do not), and the lever.
+
+    With ``enable_gradient_accumulation`` RLinf's FSDP strategy runs all but the last
+    micro-batch of a mini-batch under ``model.no_sync()`` (``before_micro_batch``), and
+    torch's FSDP then keeps each flat parameter's whole gradient until the last micro-batch
+    reduce-scatters it. RLinf's own LoRA configs (``libero_spatial_grpo_openvlaoft.yaml``)
+    keep accumulation on, but their ``is_lora`` wrap puts each trainable layer in a unit of
+    its own, so only the adapters' gradients are whole; here the adapters share flat
+    parameters with frozen weights (``use_orig_params``)."""
+    actor = plan.config["actor"]
+    fsdp = actor["fsdp_config"]
+    micro = actor["global_batch_size"] // actor["micro_batch_size"] // plan.world_size
+    if not fsdp["enable_gradient_accumulation"] or micro < 2:
+        return None, ""
+    why = (
+        f"RLinf runs all but the last of the {micro} micro-batches of a mini-batch "
+        "(actor.global_batch_size / actor.micro_batch_size / GPUs) under FSDP's no_sync() "
+        "(actor.fsdp_config.enable_gradient_accumulation), and torch's FSDP keeps each flat "
+        "parameter's whole gradient until the last one reduce-scatters it"
+    )
+    lever = (
+        "actor.fsdp_config.enable_gradient_accumulation: false in the target's config block: "
+        "a reduce-scatter after every micro-batch instead of one per mini-batch"
+    )
+    if spec.model.lora is not None and fsdp["use_orig_params"]:
+        lever += (
+            " (RLinf's LoRA examples keep accumulation on, but their is_lora gives each "
+            "adapter a unit of its own, so only the adapters' gradients are whole)"
+        )
+    return why, lever
+
+
 def placement(spec: Spec, plan: RlinfPlan) -> Placement:
     """Every GPU holds an actor, a rollout and an env worker (one ``component_placement``
     range for ``actor,env,rollout``); FSDP shards the actor over all of them."""
@@ -39,6 +72,7 @@ def placement(spec: Spec, plan: RlinfPlan) -> Placement:
     mixed = lora and bool(fsdp["use_orig_params"])
     row = tokens(spec, plan)
     envs = config["env"]["train"]["total_num_envs"]
+    unsharded, unsharded_lever = accumulation(spec, plan)
     training = Training(
         shards=gpus,
         shard_how=f"FSDP {fsdp['sharding_strategy']}, actor.fsdp_config.sharding_strategy",
@@ -62,6 +96,8 @@ def placement(spec: Spec, plan: RlinfPlan) -> Placement:
         offload=bool(actor["enable_offload"]),
         checkpointing_lever="actor.fsdp_config.gradient_checkpointing: true in the target's "
         "config block",
+        unsharded_grads=unsharded,
+        unsharded_lever=unsharded_lever,
     )
     roll = Rollout(
         kind=COPY,
