@@ -498,11 +498,17 @@ def fsdp_round(launched: Round, tmp: Path) -> SimpleNamespace:
     its ``get_fsdp_wrap_policy``, the config's mixed precision, sharding strategy and
     ``use_orig_params``) on a one-rank gloo group; then the actor's forward on a
     micro-batch of the round, backward inside the strategy's ``before_micro_batch`` and
-    its ``clip_grad_norm_``. Stand-ins: ``cpu_fsdp``, and the CPU ``torch_platform``."""
+    its ``clip_grad_norm_``; and the optimizer RLinf's FSDP manager builds on the wrapped
+    policy (``FSDPModelManager.build_optimizer``). Stand-ins: ``cpu_fsdp``, the CPU
+    ``torch_platform``, and for the manager only the three attributes ``build_optimizer``
+    reads (the manager's ``__init__`` would build a device mesh and its own strategy)."""
     from cartpole_pixels.targets.rlinf.policy import load_policy
     from cartpole_pixels.targets.rlinf.register import register
 
     base = import_rlinf("rlinf.hybrid_engines.fsdp.strategy.base").FSDPStrategyBase
+    manager = import_rlinf(
+        "rlinf.hybrid_engines.fsdp.fsdp_model_manager"
+    ).FSDPModelManager
     strategy_module = import_rlinf("rlinf.hybrid_engines.fsdp.strategy.fsdp")
     to_dtype = import_rlinf("rlinf.config").torch_dtype_from_precision
     register()  # get_fsdp_wrap_policy looks the model type up in RLinf's registry
@@ -520,7 +526,12 @@ def fsdp_round(launched: Round, tmp: Path) -> SimpleNamespace:
             forward_inputs=forward_inputs, compute_values=False, **options
         )
     layers = policy._no_split_modules or []
-    split = [id(m) for m in policy.modules() if type(m).__name__ in layers]
+    named = getattr(policy, "_no_split_names", None) or ()  # wrapped by _fsdp_wrap_name
+    split = [
+        id(m)
+        for m in policy.modules()
+        if type(m).__name__ in layers or getattr(m, "_fsdp_wrap_name", None) in named
+    ]
     log = ReadLog()
     mp = pytest.MonkeyPatch()
     mp.setattr(strategy_module, "FSDP", cpu_fsdp())
@@ -535,6 +546,15 @@ def fsdp_round(launched: Round, tmp: Path) -> SimpleNamespace:
             strategy = base.create(actor_cfg, world_size=1)
             wrapped = strategy.wrap_model(policy, device_mesh=None)
             units = [unit.module for unit in strategy_module.FSDP.fsdp_modules(wrapped)]
+            names = {id(q): n for n, q in wrapped.named_parameters()}
+            state = SimpleNamespace(
+                _cfg=actor_cfg, store_requires_grad_param_name=[], _logger=None
+            )
+            optimizer = manager.build_optimizer(state, model=wrapped)
+            groups = [
+                (g["lr"], [names[id(q)] for q in g["params"]])
+                for g in optimizer.param_groups
+            ]
             value_head = False
             out = wrapped(
                 forward_inputs=forward_inputs, compute_values=value_head, **options
@@ -554,6 +574,7 @@ def fsdp_round(launched: Round, tmp: Path) -> SimpleNamespace:
         layers=layers,
         split=split,
         units=units,
+        groups=groups,
         unwrapped=unwrapped,
         out=out,
         grads=grads,
@@ -572,7 +593,9 @@ def test_fsdp_wraps_each_layer_class_as_its_own_unit(fsdp: SimpleNamespace) -> N
     assert fsdp.dtype == getattr(torch, SPEC.model.dtype)  # actor.model.precision
     assert len(fsdp.split) >= len(fsdp.layers)
     units = {id(m) for m in fsdp.units}
-    assert all(i in units for i in fsdp.split), "a layer class is not its own FSDP unit"
+    assert all(i in units for i in fsdp.split), (
+        "a layer class or named module is not its own FSDP unit"
+    )
     assert len(units) == 1 + len(
         fsdp.split
     )  # and the root: embeddings, heads, the rest

@@ -640,6 +640,37 @@ def test_train_refuses_another_gpu_count_than_the_specs(
     )
 
 
+def test_train_refuses_a_validation_batch_the_env_pool_cannot_hold(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """siiRL's validation resets a rank's data.val_batch_size rows at once (no n_samples):
+    more than the pool's num_envs // rollout.n envs is refused before Ray starts, and the
+    package's own value fits."""
+    values = dict(train.OVERRIDES)
+    pool = (
+        values["actor_rollout_ref.embodied.env.num_envs"]
+        // values["actor_rollout_ref.rollout.n"]
+    )
+    assert values["data.val_batch_size"] == pool and train.validation_problem() is None
+    small = [
+        "actor_rollout_ref.embodied.env.num_envs=16",
+        "actor_rollout_ref.rollout.n=8",
+    ]
+    assert train.validation_problem(["data.val_batch_size=2", *small]) is None
+    assert (
+        train.validation_problem(
+            ["data.val_batch_size=62", "actor_rollout_ref.rollout.n=1"]
+        )
+        is None
+    )
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["data.val_batch_size=3", *small])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "data.val_batch_size=3, but the env pool holds 2 envs" in err, err
+    assert "Set data.val_batch_size=2 or less" in err and err.count("\n") == 1, err
+
+
 def test_train_without_flash_attention_stops_in_one_paragraph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -649,14 +680,56 @@ def test_train_without_flash_attention_stops_in_one_paragraph(
         raise glue.MissingDependencyError("flash-attn is not installed")
 
     monkeypatch.setattr(train, "require_flash_attention", missing)
+    weights = tmp_path / "vitg-384.pt"
+    weights.touch()
     with pytest.raises(SystemExit) as stopped:
-        train.main(["--checkpoint", str(tmp_path)])
+        train.main(["--checkpoint", str(tmp_path), "--video-model", str(weights)])
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert (
         err
         == "python -m highway_openvla.targets.siirl.train: error: flash-attn is not installed\n"
     ), err
+
+
+def test_train_checks_the_video_model_where_srpo_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """srpo's workers each load V-JEPA 2's weights: a missing file stops the launch before
+    Ray, naming the option and the key; the other algorithms never read it."""
+    from highway_openvla.targets.preflight import LaunchError
+
+    monkeypatch.chdir(tmp_path)
+    weights = tmp_path / "vitg-384.pt"
+    key = "actor_rollout_ref.embodied.video_embedding_model_path"
+    assert (
+        train.VIDEO_MODEL_KEY == key
+        and (key in train.RUNTIME_KEYS) == train.USES_VIDEO_MODEL
+    )
+    if not train.USES_VIDEO_MODEL:
+        assert train.video_model_path("vitg-384.pt") == str(weights)
+        return
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--checkpoint", str(tmp_path), "--video-model", "vitg-384.pt"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "python -m highway_openvla.targets.siirl.train: error: V-JEPA 2 weights 'vitg-384.pt' not found"
+    )
+    assert (
+        "--video-model PATH or set VJEPA_MODEL" in err
+        and key in err
+        and err.count("\n") == 1
+    ), err
+    weights.touch()
+    assert train.video_model_path("vitg-384.pt") == str(
+        weights
+    )  # absolute for Ray's workers
+    other = tmp_path / "other.pt"
+    with pytest.raises(LaunchError, match="'other.pt' not found"):
+        train.video_model_path("vitg-384.pt", [f"{key}=other.pt"])
+    other.touch()
+    assert train.video_model_path("missing.pt", [f"+{key}=other.pt"]) == str(other)
 
 
 def test_train_on_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_paragraph(
@@ -676,6 +749,30 @@ def test_train_on_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_par
     (tmp_path / "ckpt").mkdir()
     assert train.local_checkpoint("ckpt") == str(tmp_path / "ckpt")
     assert train.local_checkpoint("org/name") == "org/name"
+
+
+def test_ray_workers_get_the_render_settings_launch_sh_exports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``python -m`` train without launch.sh: Ray's workers still get what launch.sh exports
+    for a MuJoCo simulator (a value set in the shell wins), beside siiRL's own variables."""
+    from highway_openvla.targets.siirl.glue import HOOK
+
+    launch = Path(train.__file__).with_name("launch.sh").read_text()
+    for key, value in train.RENDER_ENV.items():
+        assert f"export {key}=${{{key}:-{value}}}" in launch
+    for key in ("MUJOCO_GL", "PYOPENGL_PLATFORM"):
+        monkeypatch.delenv(key, raising=False)
+    siirl_vars = {"TOKENIZERS_PARALLELISM": "true"}
+    env = train.runtime_env(siirl_vars)
+    assert env == {
+        "env_vars": {**siirl_vars, **train.RENDER_ENV},
+        "worker_process_setup_hook": HOOK,
+    }
+    assert ("MUJOCO_GL" in train.RENDER_ENV) == False
+    monkeypatch.setenv("MUJOCO_GL", "osmesa")
+    chosen = train.runtime_env(siirl_vars)["env_vars"]
+    assert chosen.get("MUJOCO_GL") == ("osmesa" if train.RENDER_ENV else None)
 
 
 def test_train_on_fewer_gpus_than_the_spec_stops_in_one_paragraph() -> None:

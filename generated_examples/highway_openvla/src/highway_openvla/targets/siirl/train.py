@@ -15,7 +15,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ...model import CheckpointError
 from ...spec import SPEC
@@ -27,7 +27,7 @@ from .glue import HOOK, MissingDependencyError, install, require_flash_attention
 OVERRIDES: tuple[tuple[str, object], ...] = (
     ("data.dataset_type", "embodied"),
     ("data.train_batch_size", 16),
-    ("data.val_batch_size", 16),
+    ("data.val_batch_size", 8),
     ("data.max_prompt_length", 256),
     ("data.max_response_length", 128),
     ("algorithm.workflow_type", "default"),
@@ -96,6 +96,12 @@ CLUSTER = {
     "actor_rollout_ref.embodied.n_gpus_per_node": SPEC.resources.gpus_per_node,
 }
 CLUSTER_DOC = "1 node(s) x 4 GPUs"
+#: siiRL's rollout loads V-JEPA 2 (srpo: its reward embeds each episode's video).
+USES_VIDEO_MODEL = False
+VIDEO_MODEL_KEY = "actor_rollout_ref.embodied.video_embedding_model_path"
+#: What Ray's workers need to render the envs headless, as launch.sh exports it: MuJoCo's
+#: EGL backend where the simulator renders with MuJoCo, else nothing.
+RENDER_ENV: dict[str, str] = {}
 RESOURCES_CHANGE = "change resources (nodes, gpus_per_node) in vlagen.yaml and run vlagen regen vlagen.yaml, which derives the GPU split and the batch again"
 
 
@@ -165,6 +171,75 @@ def cluster_problem(
     )
 
 
+def override_values(extra: Sequence[str] = ()) -> dict[str, object]:
+    """The generated overrides with the launch's ``key=value`` ones over them, as siiRL
+    reads the last of each key (``+key`` too)."""
+    values: dict[str, object] = dict(OVERRIDES)
+    for item in extra:
+        key, _, value = item.partition("=")
+        values[key.lstrip("+")] = value
+    return values
+
+
+def validation_problem(extra: Sequence[str] = ()) -> str | None:
+    """One paragraph where a validation batch would not fit the env pool, else None.
+
+    Each rank's loader takes ``data.val_batch_size`` rows (not split over the ranks,
+    ``data_loader_node.py``), and siiRL's validation sets no ``n_samples``
+    (``dag_worker/validator.py``), so its rollout resets up to ``embodied.env.num_envs`` of
+    them at once; the package's rollout builds training's ``num_envs // rollout.n`` envs, and
+    a larger reset stops the first validation inside Ray."""
+    values = override_values(extra)
+    try:
+        rows = int(values["data.val_batch_size"])
+        envs = int(values["actor_rollout_ref.embodied.env.num_envs"])
+        pool = max(envs // int(values["actor_rollout_ref.rollout.n"]), 1)
+    except ValueError:  # not a number: siiRL's own parser says so
+        return None
+    if min(rows, envs) <= pool:
+        return None
+    return (
+        f"data.val_batch_size={rows}, but the env pool holds {pool} envs "
+        f"(embodied.env.num_envs {envs} // rollout.n): siiRL validates a rank's "
+        "data.val_batch_size rows at once (its validation sets no n_samples), and the first "
+        f"validation would stop at the env reset. Set data.val_batch_size={pool} or less; "
+        "each rank still validates every row of its share, that many at a time."
+    )
+
+
+def video_model_path(option: str, extra: Sequence[str] = ()) -> str:
+    """The V-JEPA 2 weights siiRL's workers load: ``--video-model``, or a ``key=value``
+    override of :data:`VIDEO_MODEL_KEY`, made absolute (Ray's workers start elsewhere).
+
+    Checked here where siiRL loads them (:data:`USES_VIDEO_MODEL`): its rollout would fail on
+    a missing file in every worker inside Ray (``torch.load`` in
+    ``utils/embodied/video_emb.py``), after the actor was built. This node only: on a
+    cluster, every node needs the file at the same path.
+
+    Raises:
+        LaunchError: The weights are used and no file is there.
+    """
+    given = str(override_values(extra).get(VIDEO_MODEL_KEY, option))
+    path = os.path.abspath(os.path.expanduser(given))
+    if USES_VIDEO_MODEL and not os.path.isfile(path):
+        raise LaunchError(
+            f"V-JEPA 2 weights {given!r} not found: srpo's reward embeds each episode with "
+            "them, and siiRL loads them in every rollout worker. Download vitg-384.pt "
+            "(huggingface-cli download Sylvest/vjepa2-vit-g) and pass --video-model PATH or "
+            f"set VJEPA_MODEL (siiRL's {VIDEO_MODEL_KEY})"
+        )
+    return path
+
+
+def runtime_env(env_vars: Mapping[str, str]) -> dict[str, object]:
+    """Ray's ``runtime_env`` for siiRL's workers: siiRL's variables (``env_vars``, its
+    ``main_dag.RAY_RUNTIME_ENV_VARS``), :data:`RENDER_ENV` (a value set here wins, as in
+    launch.sh; ``python -m`` this module without launch.sh would leave the workers without
+    it), and the package's worker setup hook."""
+    render = {key: os.environ.get(key, value) for key, value in RENDER_ENV.items()}
+    return {"env_vars": {**env_vars, **render}, "worker_process_setup_hook": HOOK}
+
+
 def local_checkpoint(checkpoint: str) -> str:
     """``checkpoint`` made absolute where it is a local folder (Ray's workers start in the
     directory their node's ``ray start`` ran in); a Hub id stays as it is.
@@ -219,8 +294,12 @@ def main(argv: list[str] | None = None) -> int:
     problem = cluster_problem(args.nnodes, args.gpus_per_node, extra)
     if problem:
         parser.exit(2, f"{problem}\n")
+    problem = validation_problem(extra)
+    if problem:
+        parser.exit(2, f"python -m {__package__}.train: error: {problem}\n")
     try:
         checkpoint = local_checkpoint(args.checkpoint)
+        weights = video_model_path(args.video_model, extra)
         require_siirl()
         require_flash_attention()
         check_gpus(args.nnodes, args.gpus_per_node, args.address)
@@ -238,11 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     main_dag = importlib.import_module("siirl.main_dag")
     if not ray.is_initialized():
         ray.init(
-            address=args.address,
-            runtime_env={
-                "env_vars": dict(main_dag.RAY_RUNTIME_ENV_VARS),
-                "worker_process_setup_hook": HOOK,
-            },
+            address=args.address, runtime_env=runtime_env(main_dag.RAY_RUNTIME_ENV_VARS)
         )
     sys.argv = [sys.argv[0]] + overrides(
         data_dir=os.path.abspath(args.data_dir),
@@ -251,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         nnodes=args.nnodes,
         gpus_per_node=args.gpus_per_node,
         epochs=args.epochs,
-        video_model=os.path.expanduser(args.video_model),
+        video_model=weights,
         extra=extra,
     )
     main_dag.main()

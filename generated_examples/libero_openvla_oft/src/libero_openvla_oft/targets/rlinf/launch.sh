@@ -3,11 +3,16 @@
 # Change the spec, then run `vlagen regen vlagen.yaml`: edits here are merged in.
 # Train libero-openvla-oft with RLinf (grpo).
 #
-#   launch.sh train [key=value ...]   one node, or the head of a running Ray cluster
-#   launch.sh head                    start Ray's head on this node (node rank 0)
-#   launch.sh worker HEAD_IP RANK     join this node to the head's cluster as node RANK
+#   launch.sh train [key=value ...]          one node, or the head of a running Ray cluster
+#   launch.sh head [OPTION ...]              start Ray's head on this node (node rank 0)
+#   launch.sh worker HEAD_IP RANK [OPTION ...]  join the head's cluster as node RANK
 #
-# Settings: LOG_DIR (default rlinf_logs/<time>), RAY_PORT (6379), MUJOCO_GL (egl).
+# OPTIONs go to `ray start` as they are, e.g. --node-ip-address=IP: the address the
+# other nodes reach this one at, as RLinf's multi-node guide starts the head.
+# Settings: LOG_DIR (default rlinf_logs/<time>), RAY_PORT (6379), MUJOCO_GL (egl);
+# RLINF_COMM_NET_DEVICES (e.g. eth0) on a machine with several network interfaces: the
+# one RLinf's workers give gloo and NCCL; export it before head or worker (Ray's processes
+# inherit the environment of `ray start`).
 # Every node needs this package installed (pip install -e '.[rlinf]').
 # Envs on an env server (`python -m libero_openvla_oft.env.serve` where the simulator is installed):
 # set env.remote in the spec and regenerate, or export LIBERO_OPENVLA_OFT_ENV_REMOTE=ADDRESS (and
@@ -22,7 +27,7 @@ RAY_PORT="${RAY_PORT:-6379}"
 LOG_DIR="${LOG_DIR:-rlinf_logs/$(date +%Y%m%d-%H%M%S)}"
 
 usage() {
-    echo "usage: launch.sh train [key=value ...] | head | worker HEAD_IP RANK" >&2
+    echo "usage: launch.sh train [key=value ...] | head [OPTION ...] | worker HEAD_IP RANK [OPTION ...]" >&2
     exit 2
 }
 
@@ -35,14 +40,15 @@ case "$command" in
             runner.logger.log_path="$LOG_DIR" "$@" 2>&1 | tee "$LOG_DIR/train.log"
         ;;
     head)
-        [[ $# -eq 0 ]] || usage
         export RLINF_NODE_RANK=0
-        ray start --head --port="$RAY_PORT"
+        ray start --head --port="$RAY_PORT" "$@"
         ;;
     worker)
-        [[ $# -eq 2 ]] || usage
+        [[ $# -ge 2 ]] || usage
+        head_ip="$1"
         export RLINF_NODE_RANK="$2"
-        ray start --address="$1:$RAY_PORT"
+        shift 2
+        ray start --address="$head_ip:$RAY_PORT" "$@"
         ;;
     *)
         usage

@@ -40,10 +40,22 @@ MAX_PROMPT_LENGTH = 256  # actor.model.max_prompt_length
 PADDED = ("input_ids", "attention_mask")  #: token prompts, left-padded
 PER_IMAGE = ("pixel_values",)  #: one row per camera image, env-major
 VALUE_HEAD = SPEC.model.value_head
+#: Checkpointing options unless RLinf passes its own: RLinf calls
+#: ``gradient_checkpointing_enable()`` with none (``gradient_checkpointing_use_reentrant``
+#: left true), and transformers 4 then checkpoints reentrantly, which passes no gradient
+#: to adapters inside a checkpoint whose inputs need none (the vision tower's LoRA).
+CHECKPOINTING = {"use_reentrant": False}
 
 
 class RLinfPolicy(BasePolicy, torch.nn.Module):
     """The spec's policy for RLinf; ``policy`` is the policy core (its weights are ours)."""
+
+    #: Modules FSDP wraps as units of their own by their ``_fsdp_wrap_name``: RLinf's wrap
+    #: policy reads this name (as for openpi's heads). RLinf's optimizer gives
+    #: ``optim.value_lr`` to the parameters whose names hold ``value_head``; with
+    #: ``use_orig_params: false`` those are flat parameters, and only the value head's own
+    #: unit is named so (RLinf wraps only its own ``ValueHead`` class by type).
+    _no_split_names = ("value_head",) if VALUE_HEAD else None
 
     def __init__(
         self,
@@ -54,6 +66,8 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     ) -> None:
         torch.nn.Module.__init__(self)
         self.policy = policy
+        if VALUE_HEAD:
+            policy.value_head._fsdp_wrap_name = "value_head"
         self.temperature_train = temperature_train
         self.max_prompt_length = max_prompt_length
 
@@ -83,19 +97,19 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     def gradient_checkpointing_enable(
         self, gradient_checkpointing_kwargs: dict[str, Any] | None = None
     ) -> None:
-        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``."""
+        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``;
+        non-reentrant (:data:`CHECKPOINTING`) whatever transformers' default."""
+        kwargs = {**CHECKPOINTING, **(gradient_checkpointing_kwargs or {})}
         network = self.policy.backbone.network
         if hasattr(network, "activation_checkpointing_enable"):
             # transformers 5's name; gradient_checkpointing_enable is its deprecated alias
             network.activation_checkpointing_enable(
-                activation_checkpointing_kwargs=gradient_checkpointing_kwargs
+                activation_checkpointing_kwargs=kwargs
             )
         else:
-            network.gradient_checkpointing_enable(
-                gradient_checkpointing_kwargs=gradient_checkpointing_kwargs
-            )
-        # Reentrant checkpoints only pass gradients on when their inputs need them; with
-        # frozen embeddings (LoRA) the adapters inside would get none.
+            network.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+        # Reentrant checkpoints (asked for explicitly) only pass gradients on when their
+        # inputs need them; with frozen embeddings (LoRA) the adapters inside would get none.
         network.enable_input_require_grads()
 
     @torch.no_grad()
