@@ -35,13 +35,6 @@ def verl_checks(spec: Spec, index: int) -> Iterator[Issue]:
             "(workers/env/env_worker.py) keeps full_image and wrist_image only; the spec has "
             f"{len(spec.env.cameras)} cameras",
         )
-    if spec.training.gradient_checkpointing:
-        yield Issue(
-            ("training", "gradient_checkpointing"),
-            f"{name}: the package's verl worker does not wire gradient checkpointing to the "
-            "policy core yet (verl's own worker passes it to its own model build, "
-            "fsdp_workers.py); verl's script trains without it: leave it out, or false",
-        )
     chunk = decision_steps(spec)
     steps = spec.env.max_episode_steps
     if steps % chunk:

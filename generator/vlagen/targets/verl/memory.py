@@ -52,8 +52,7 @@ def placement(spec: Spec, plan: VerlPlan) -> Placement:
         rows_key="actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
         tokens=row,
         checkpointing=bool(config["model"]["enable_gradient_checkpointing"]),
-        checkpointing_key="actor_rollout_ref.model.enable_gradient_checkpointing, which the "
-        "package's worker does not wire yet",
+        checkpointing_key="actor_rollout_ref.model.enable_gradient_checkpointing",
         attention=spec.model.attn_implementation or "sdpa",
         logits=Logits(row.actions, spec.model.action.bins, 4, POLICY_LOGITS),
     )

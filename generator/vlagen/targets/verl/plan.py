@@ -13,7 +13,7 @@ from ...presets import PRESETS
 from ..common.config_schema import require_fits, set_keys
 from ..common.placement import decision_steps, group_size
 from .layout import config_problems
-from .reference import sampling_temperature
+from .reference import gradient_checkpointing, sampling_temperature
 
 if TYPE_CHECKING:
     from ...spec import Spec
@@ -146,9 +146,10 @@ def derived_settings(spec: Spec) -> tuple[Derived, ...]:
         ),
         Derived(
             "actor_rollout_ref.model.enable_gradient_checkpointing",
-            False,
-            "training.gradient_checkpointing (true is refused), default verl's "
-            "run_simpleVLA_libero_grpo.sh's",
+            gradient_checkpointing(spec),
+            "training.gradient_checkpointing"
+            if t.gradient_checkpointing is not None
+            else "training.gradient_checkpointing, default verl's run_simpleVLA_libero_grpo.sh's",
         ),
         Derived("data.seed", t.seed, "training.seed"),
         Derived("env.train.seed", t.seed, "training.seed"),
@@ -214,8 +215,7 @@ def make_verl_plan(spec: Spec, index: int) -> VerlPlan:
             "model": {
                 "path": checkpoint,
                 "trust_remote_code": model.trust_remote_code,
-                # verl_checks refuses true: the worker does not wire it yet
-                "enable_gradient_checkpointing": False,
+                "enable_gradient_checkpointing": gradient_checkpointing(spec),
                 "use_remove_padding": False,
             },
             "actor": {

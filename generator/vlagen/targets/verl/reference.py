@@ -24,10 +24,18 @@ REPOSITORY = "https://github.com/verl-project/verl"
 VLA = "verl/experimental/vla"
 #: The script's sampling temperature (``actor_rollout_ref.rollout.temperature=1.6``).
 TEMPERATURE = 1.6
+#: The script's ``actor_rollout_ref.model.enable_gradient_checkpointing=False``.
+CHECKPOINTING = False
 #: The script's GPUs: ``NUM_GPUS=8`` of which ``NUM_ENV_GPUS=4`` hold env workers.
 ENV_GPUS, ROLLOUT_GPUS = 4, 4
 #: Why this package's verl worker refuses a key set (``workers.py``'s ``UNREAD``).
 _REFUSED = "fixed: this package's verl worker refuses `true` ({why})"
+
+
+def gradient_checkpointing(spec: Spec) -> bool:
+    """``actor_rollout_ref.model.enable_gradient_checkpointing``:
+    ``training.gradient_checkpointing``, else the script's."""
+    return decided(spec.training.gradient_checkpointing, CHECKPOINTING)
 
 
 def sampling_temperature(spec: Spec) -> float:
@@ -118,9 +126,9 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
         ),
         Key(
             "actor_rollout_ref.model.enable_gradient_checkpointing",
-            False,
-            "`training.gradient_checkpointing` (default: the script's; `true` is refused: "
-            "this package's verl worker does not wire it to the policy core yet)",
+            CHECKPOINTING,
+            "`training.gradient_checkpointing` (default: the script's)",
+            "the spec's `training.gradient_checkpointing`",
         ),
         Key(
             "actor_rollout_ref.actor.fsdp_config.param_offload",
