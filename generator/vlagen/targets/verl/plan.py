@@ -57,6 +57,7 @@ class VerlPlan:
     tag: str = VERL_TAG  #: the verl source tag the package runs on
     history: str = VLA_HISTORY
     commit: str = VERL_COMMIT
+    grouped: tuple[str, ...] = GROUPED  #: estimators that compare a group of rollouts
 
     @property
     def comments(self) -> Mapping[str, str]:

@@ -199,9 +199,10 @@ def reference(spec: Spec, index: int, tag: str) -> Reference:
             "trainer.test_freq",
             30,
             "fixed",
-            "no validation pass here: the steps' `critic/score` is the training episodes' "
-            "return; verl's `_validate` over this package's env does not run in its tests, "
-            "so it is not turned on for you (set `trainer.test_freq` to run it)",
+            "no validation pass here: the steps' `critic/score` is the mean return over the "
+            "decision rows still running (an episode counted once per decision); verl's "
+            "`_validate` over this package's env does not run in its tests, so it is not "
+            "turned on for you (set `trainer.test_freq` to run it)",
         ),
     )
     return Reference(
