@@ -155,8 +155,14 @@ def test_train_stops_without_the_actors_attention_kernel(
         LaunchError, match="pip install flash-attn --no-build-isolation"
     ):
         train.require_attention(config)
-    monkeypatch.setattr(train, "find_spec", lambda name: object())
-    train.require_attention(config)
+    for present in (
+        "flash_attn",
+        "kernels",
+    ):  # kernels: transformers fetches it instead
+        monkeypatch.setattr(
+            train, "find_spec", lambda name, p=present: object() if name == p else None
+        )
+        train.require_attention(config)
 
 
 def test_train_load_makes_paths_absolute(

@@ -122,6 +122,75 @@ def test_flattened_batch_and_scores(step: SimpleNamespace) -> None:
     assert torch.allclose(sampled[mask], old[mask], atol=0.1)
 
 
+def test_grouped_advantages_credit_episodes(step: SimpleNamespace) -> None:
+    """verl's GRPO, run by the package's ``compute_advantage`` on one row per episode: each
+    episode's response tokens share one advantage, its return against the group's episodes
+    (mean, unbiased std), not against the group's decision rows, of which a longer episode
+    has more and an ended one keeps zeros."""
+    batch = step.update_batch
+    mask = batch.batch["response_mask"]
+    advantages = step.computed_advantages
+    episode, uid = batch.non_tensor_batch["episode"], batch.non_tensor_batch["uid"]
+    assert step.cfg.algorithm.adv_estimator == "grpo"
+    credit: dict[str, list[tuple[float, float]]] = {}
+    for e in np.unique(episode):
+        rows = np.flatnonzero(episode == e)
+        values = advantages[rows][mask[rows]]
+        assert torch.equal(
+            values, values[0].expand_as(values)
+        )  # one advantage an episode
+        first = rows[0]  # its first decision, which every episode makes
+        score = batch.batch["token_level_rewards"][first].sum().item()
+        credit.setdefault(uid[first], []).append((score, values[0].item()))
+    assert len(credit) == PROMPTS and all(len(c) == GROUP for c in credit.values())
+    for members in credit.values():
+        scores = torch.tensor([score for score, _ in members], dtype=torch.float64)
+        expected = (scores - scores.mean()) / (scores.std() + 1e-6)
+        np.testing.assert_allclose([a for _, a in members], expected.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("estimator", ["grpo", "rloo"])
+def test_an_episode_that_ended_early_is_compared_as_one_episode(estimator: str) -> None:
+    """Two episodes of one group, three decisions each: the first ends after its second
+    decision with return -5, the second runs on with -3. Rows as ``fit`` hands them to
+    ``compute_advantage`` (the return on each row's last response token, 0 after the end).
+    The better episode gets the positive advantage, as over the two returns; verl's
+    estimator over the six rows would weigh the first's zero row as an episode that scored
+    0 and push both down."""
+    setup()
+    rob = import_verl("verl.experimental.vla.rob_ray_trainer")
+    tokens, decisions = 2, 3
+    mask = torch.ones(2 * decisions, tokens, dtype=torch.bool)
+    mask[decisions - 1] = False  # the first episode's last decision: it had ended
+    scores = torch.zeros(2 * decisions, tokens)
+    scores[:, -1] = torch.tensor([-5.0, -5.0, 0.0, -3.0, -3.0, -3.0])
+    batch = import_verl("verl").DataProto.from_dict(
+        tensors={"token_level_rewards": scores, "response_mask": mask},
+        non_tensors={
+            "uid": np.array(["g"] * 2 * decisions, dtype=object),
+            "episode": np.repeat(np.arange(2), decisions),
+        },
+    )
+    algorithm = OmegaConf.create({"adv_estimator": estimator, "gamma": 1.0, "lam": 1.0})
+    out = rob.compute_advantage(
+        batch,
+        adv_estimator=estimator,
+        num_repeat=2,
+        norm_adv_by_std_in_grpo=True,
+        config=algorithm,
+    )
+    advantages = out.batch["advantages"]
+    expected = (
+        torch.tensor([-(2**-0.5), 2**-0.5])
+        if estimator == "grpo"
+        else torch.tensor([-2.0, 2.0])
+    )
+    episode = torch.tensor([0] * decisions + [1] * decisions)
+    torch.testing.assert_close(
+        advantages, expected[episode].unsqueeze(-1) * mask, atol=1e-5, rtol=0
+    )
+
+
 @pytest.mark.parametrize("estimator", ["grpo", "reinforce_plus_plus"])
 def test_compute_advantage(step: SimpleNamespace, estimator: str) -> None:
     """verl's ``compute_advantage`` on the step's flattened batch, per estimator."""
@@ -391,6 +460,21 @@ def test_relative_paths_become_absolute(tmp_path: Path) -> None:
     )  # no such dir: a hub id
 
 
+def test_the_worker_checkpoints_the_policy_where_the_config_asks(tiny: str) -> None:
+    """``actor_rollout_ref.model.enable_gradient_checkpointing`` (the spec's
+    ``training.gradient_checkpointing``) reaches the policy core the worker builds; its
+    gradients are ``tests/test_model.py``'s."""
+    workers = import_verl("highway_portable.targets.verl.workers")
+    for enabled in (False, True):
+        flag = f"actor_rollout_ref.model.enable_gradient_checkpointing={enabled}"
+        path = f"actor_rollout_ref.model.path={tiny}"
+        policy = workers.build_policy(compose([flag, path]).actor_rollout_ref)
+        checkpointed = [
+            m for m in policy.modules() if getattr(m, "gradient_checkpointing", False)
+        ]
+        assert bool(checkpointed) is enabled
+
+
 def test_keys_the_worker_would_ignore_are_refused() -> None:
     workers = import_verl("highway_portable.targets.verl.workers")
     cfg = compose().actor_rollout_ref
@@ -399,10 +483,13 @@ def test_keys_the_worker_would_ignore_are_refused() -> None:
         cfg.actor.fsdp_config.param_offload = True
     with pytest.raises(NotImplementedError, match="param_offload"):
         workers.refuse_unread(cfg)
-    cfg = compose(["+actor_rollout_ref.algorithm=grpo"]).actor_rollout_ref
-    workers.refuse_unread(
-        cfg
-    )  # the reference's value: verl's PPO path, which this takes
+    for algorithm in (
+        "grpo",
+        "rloo",
+    ):  # the reference's, and any other: verl's PPO path
+        workers.refuse_unread(
+            compose([f"+actor_rollout_ref.algorithm={algorithm}"]).actor_rollout_ref
+        )
     cfg = compose(["+actor_rollout_ref.algorithm=sac"]).actor_rollout_ref
     with pytest.raises(NotImplementedError, match="algorithm='sac'"):
         workers.refuse_unread(cfg)

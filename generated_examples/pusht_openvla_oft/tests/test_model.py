@@ -199,6 +199,43 @@ def test_evaluate_matches_act(policy: Policy, obs: dict, temperature: float) -> 
     assert (again - out.log_probs).abs().max() < 1e-5  # from raw observations too
 
 
+def test_gradient_checkpointing_keeps_every_gradient(
+    checkpoint: str, obs: dict
+) -> None:
+    """``Policy.enable_gradient_checkpointing`` (``training.gradient_checkpointing``, what
+    RLinf's FSDP manager and the verl worker call) recomputes each layer's activations
+    non-reentrantly, whatever transformers' default, and every trainable weight gets the
+    gradient it gets without it."""
+    out = Policy.load(checkpoint, device="cpu").eval().act(obs, generator=_generator(5))
+
+    def grads(checkpointing: bool) -> dict[str, torch.Tensor | None]:
+        policy = Policy.load(checkpoint, device="cpu")
+        if checkpointing:
+            policy.enable_gradient_checkpointing()
+        policy.train()
+        torch.manual_seed(0)
+        log_probs, _, _ = policy.evaluate(out.inputs, out.action_tokens)
+        log_probs.sum().backward()
+        return {n: w.grad for n, w in policy.named_parameters() if w.requires_grad}
+
+    checkpointed = Policy.load(checkpoint, device="cpu")
+    checkpointed.enable_gradient_checkpointing()
+    options = [
+        m._gradient_checkpointing_func.keywords
+        for m in checkpointed.modules()
+        if getattr(m, "gradient_checkpointing", False)
+    ]
+    assert options and all(o.get("use_reentrant") is False for o in options), options
+    plain, recomputed = grads(False), grads(True)
+    assert plain.keys() == recomputed.keys()
+    for name, grad in plain.items():
+        if grad is not None and grad.abs().sum() > 0:
+            assert recomputed[name] is not None, (
+                f"{name}: no gradient with checkpointing"
+            )
+            torch.testing.assert_close(recomputed[name], grad, atol=1e-5, rtol=1e-4)
+
+
 def test_acting_and_scoring_warn_nothing(policy: Policy, obs: dict) -> None:
     """With every warning an error: nothing the policy calls is deprecated in the
     installed transformers (its KV cache keyword, above all)."""

@@ -206,6 +206,20 @@ class Policy(torch.nn.Module):
             self.decode(action_tokens), action_tokens, chosen, values, inputs
         )
 
+    def enable_gradient_checkpointing(self, **options: Any) -> None:
+        """Recompute each layer's activations in the backward pass instead of keeping them
+        (``training.gradient_checkpointing``), non-reentrant unless ``options`` say
+        otherwise: transformers 4 checkpoints reentrantly by default, which passes no
+        gradient to trainable weights inside a checkpoint whose inputs need none (a frozen
+        tower's LoRA adapters)."""
+        options = {"use_reentrant": False, **options}
+        if not hasattr(self.module, "gradient_checkpointing_enable"):
+            raise TypeError(
+                f"{type(self.module).__name__} has no gradient_checkpointing_enable: set "
+                "training.gradient_checkpointing: false in the spec"
+            )
+        self.module.gradient_checkpointing_enable(gradient_checkpointing_kwargs=options)
+
     def evaluate(
         self,
         inputs: ModelInputs | Mapping[str, Any],

@@ -227,6 +227,25 @@ class Policy(torch.nn.Module):
             self.decode(action_tokens), action_tokens, chosen, values, inputs
         )
 
+    def enable_gradient_checkpointing(self, **options: Any) -> None:
+        """Recompute each layer's activations in the backward pass instead of keeping them
+        (``training.gradient_checkpointing``), non-reentrant unless ``options`` say
+        otherwise: transformers 4 checkpoints reentrantly by default, which passes no
+        gradient to trainable weights inside a checkpoint whose inputs need none (a frozen
+        tower's LoRA adapters)."""
+        options = {"use_reentrant": False, **options}
+        network = self.backbone.network
+        if hasattr(network, "activation_checkpointing_enable"):
+            # transformers 5's name; gradient_checkpointing_enable is its deprecated alias
+            network.activation_checkpointing_enable(
+                activation_checkpointing_kwargs=options
+            )
+        else:
+            network.gradient_checkpointing_enable(gradient_checkpointing_kwargs=options)
+        # A reentrant checkpoint (asked for explicitly) passes gradients on only where its
+        # inputs need them; with frozen embeddings (LoRA) the adapters inside would get none.
+        network.enable_input_require_grads()
+
     def evaluate(
         self,
         inputs: ModelInputs | Mapping[str, Any],

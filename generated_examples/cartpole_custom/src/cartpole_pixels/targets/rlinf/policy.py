@@ -40,11 +40,6 @@ MAX_PROMPT_LENGTH = 256  # actor.model.max_prompt_length
 PADDED = ("input_ids", "attention_mask")  #: token prompts, left-padded
 PER_IMAGE = ("pixel_values",)  #: one row per camera image, env-major
 VALUE_HEAD = SPEC.model.value_head
-#: Checkpointing options unless RLinf passes its own: RLinf calls
-#: ``gradient_checkpointing_enable()`` with none (``gradient_checkpointing_use_reentrant``
-#: left true), and transformers 4 then checkpoints reentrantly, which passes no gradient
-#: to adapters inside a checkpoint whose inputs need none (the vision tower's LoRA).
-CHECKPOINTING = {"use_reentrant": False}
 
 
 class RLinfPolicy(BasePolicy, torch.nn.Module):
@@ -97,16 +92,13 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     def gradient_checkpointing_enable(
         self, gradient_checkpointing_kwargs: dict[str, Any] | None = None
     ) -> None:
-        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``;
-        non-reentrant (:data:`CHECKPOINTING`) whatever transformers' default."""
-        kwargs = {**CHECKPOINTING, **(gradient_checkpointing_kwargs or {})}
-        module = self.policy.module
-        if not hasattr(module, "gradient_checkpointing_enable"):
-            raise TypeError(
-                f"{type(module).__name__} has no gradient_checkpointing_enable: set "
-                "training.gradient_checkpointing: false in the spec"
-            )
-        module.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``: with
+        no options where ``gradient_checkpointing_use_reentrant`` is left true, and the
+        policy core then checkpoints non-reentrantly whatever transformers' default
+        (:meth:`~cartpole_pixels.model.Policy.enable_gradient_checkpointing`)."""
+        self.policy.enable_gradient_checkpointing(
+            **(gradient_checkpointing_kwargs or {})
+        )
 
     @torch.no_grad()
     def predict_action_batch(

@@ -189,13 +189,11 @@ def require_attention(config: VlaGRPOConfig) -> None:
     """Stop before AReaL starts where its actor's attention kernel is not installed:
     ``actor.attn_impl`` (AReaL's default flash_attention_2, which its examples keep) is how
     its FSDP engine loads the model (areal/engine/fsdp_engine.py), and transformers then
-    needs flash-attn, which neither AReaL's requirements nor its server's name. sdpa is no
-    way out: AReaL packs a micro-batch's rows into one sequence, which only the
-    variable-length flash-attention kernel keeps apart."""
-    if (
-        config.actor.attn_impl == "flash_attention_2"
-        and find_spec("flash_attn") is None
-    ):
+    needs flash-attn, which neither AReaL's requirements nor its server's name, or the
+    ``kernels`` package (AReaL's ``kernels`` extra), through which transformers fetches the
+    kernel from the Hub instead."""
+    missing = find_spec("flash_attn") is None and find_spec("kernels") is None
+    if config.actor.attn_impl == "flash_attention_2" and missing:
         raise LaunchError(
             "flash-attn is not installed, and actor.attn_impl is flash_attention_2, with "
             "which AReaL's actor loads the model: pip install flash-attn "

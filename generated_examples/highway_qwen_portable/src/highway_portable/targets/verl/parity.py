@@ -21,9 +21,9 @@ that process and writes the observations' digests to a file the run reads back. 
 rollout hands them to the policy in this process, where the run records what it hands.
 
 verl's advantage code sees an episode's return on each of its decision rows:
-``calculate_reward`` (:mod:`.register`) puts it on each row's last response token, and the
-estimator compares every decision row of the group (verl's rows after an episode ended
-score 0).
+``calculate_reward`` (:mod:`.register`) puts it on each row's last response token. A grouped
+estimator (GRPO, RLOO) runs on one row per episode (:mod:`.register`'s
+``compute_advantage``), whose advantage then goes on every decision of the episode.
 """
 
 from __future__ import annotations
@@ -123,16 +123,16 @@ def _reinforce_plus_plus(kwargs: dict[str, Any]) -> np.ndarray:
 
 
 ROWS = (
-    "over every decision row of the group (n episodes x their decisions), S_(i,t) a row's "
-    "token rewards summed: episode i's return, 0 after it ended"
+    "over the group's n episodes, one row each (its first decision's), S_i its token "
+    "rewards summed: episode i's return"
 )
 FORMULAS: dict[str, tuple[str, Formula]] = {
     "grpo": (
         "compute_grpo_outcome_advantage",
         Formula(
             "grpo",
-            "A_(i,t) = (S_(i,t) - mean_group S) / (std_group S + 1e-6), std unbiased, "
-            f"{ROWS}; every token of row (i,t) gets A_(i,t) (an episode's decisions alike)",
+            "A_i = (S_i - mean_group S) / (std_group S + 1e-6), std unbiased, "
+            f"{ROWS}; every token of episode i's decisions gets A_i",
             f"{SOURCE}: compute_grpo_outcome_advantage",
             _grpo,
         ),
@@ -141,8 +141,8 @@ FORMULAS: dict[str, tuple[str, Formula]] = {
         "compute_rloo_outcome_advantage",
         Formula(
             "rloo",
-            "A_(i,t) = k/(k-1) (S_(i,t) - mean_group S), k the group's rows, "
-            f"{ROWS}; every token of row (i,t) gets A_(i,t) (an episode's decisions alike)",
+            "A_i = k/(k-1) (S_i - mean_group S), k the group's episodes, "
+            f"{ROWS}; every token of episode i's decisions gets A_i",
             f"{SOURCE}: compute_rloo_outcome_advantage",
             _rloo,
         ),

@@ -283,7 +283,7 @@ def actor_rollout_worker_class(base: type) -> type:
                         "actor.use_kl_loss and algorithm.use_kl_in_reward false"
                     )
                 refuse_unread(self.config)
-                policy = load_policy(self.config.model, self.config.actor.fsdp_config)
+                policy = build_policy(self.config)
                 self.tokenizer = policy.backbone.tokenizer
                 self.processor = None
                 module = PolicyModule(policy)
@@ -388,7 +388,6 @@ UNREAD = {
     "model.external_lib": "the package's policy core is the model code",
     "model.lora_rank": "LoRA is the spec's model.lora, applied by the policy core",
     "model.lora_adapter_path": "LoRA is the spec's model.lora, applied by the policy core",
-    "model.enable_gradient_checkpointing": "not wired to the policy core's backbone yet",
     "actor.fsdp_config.param_offload": "verl offloads after update_actor but its VLA "
     "rollout_mode never loads the parameters back (fsdp_workers.py)",
     "actor.fsdp_config.optimizer_offload": "verl offloads after update_actor but its VLA "
@@ -400,11 +399,10 @@ def refuse_unread(config: Any) -> None:
     """Fail on a key of :data:`UNREAD` set to something this worker would silently ignore."""
     select = _omegaconf().select
     problems = []
-    algorithm = select(config, "algorithm", default=None)
-    if algorithm not in (None, "grpo"):  # verl's worker switches to SAC on "sac"
+    if select(config, "algorithm", default=None) == "sac":  # verl's worker's one branch
         problems.append(
-            f"actor_rollout_ref.algorithm={algorithm!r} (this worker trains the policy "
-            "core with verl's PPO actor, the path verl takes on 'grpo')"
+            "actor_rollout_ref.algorithm='sac' (this worker trains the policy core with "
+            "verl's PPO actor, the path verl's takes for any other value)"
         )
     for key, why in UNREAD.items():
         value = select(config, key, default=None)
@@ -416,6 +414,16 @@ def refuse_unread(config: Any) -> None:
         raise NotImplementedError(
             "not supported by this package: " + "; ".join(problems)
         )
+
+
+def build_policy(config: Any) -> Policy:
+    """The policy core as the worker trains it (``config``: ``actor_rollout_ref``):
+    :func:`load_policy`, checkpointing its layers where ``model.enable_gradient_checkpointing``
+    asks, before FSDP wraps it and non-reentrantly, as verl's worker does its models."""
+    policy = load_policy(config.model, config.actor.fsdp_config)
+    if config.model.get("enable_gradient_checkpointing", False):
+        policy.enable_gradient_checkpointing()
+    return policy
 
 
 def load_policy(model_cfg: Any, fsdp_cfg: Any) -> Policy:

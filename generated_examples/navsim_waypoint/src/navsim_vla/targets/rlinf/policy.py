@@ -40,11 +40,6 @@ MAX_PROMPT_LENGTH = 256  # actor.model.max_prompt_length
 PADDED = ("input_ids", "attention_mask")  #: token prompts, left-padded
 PER_IMAGE = ("pixel_values",)  #: one row per camera image, env-major
 VALUE_HEAD = SPEC.model.value_head
-#: Checkpointing options unless RLinf passes its own: RLinf calls
-#: ``gradient_checkpointing_enable()`` with none (``gradient_checkpointing_use_reentrant``
-#: left true), and transformers 4 then checkpoints reentrantly, which passes no gradient
-#: to adapters inside a checkpoint whose inputs need none (the vision tower's LoRA).
-CHECKPOINTING = {"use_reentrant": False}
 
 
 class RLinfPolicy(BasePolicy, torch.nn.Module):
@@ -97,20 +92,13 @@ class RLinfPolicy(BasePolicy, torch.nn.Module):
     def gradient_checkpointing_enable(
         self, gradient_checkpointing_kwargs: dict[str, Any] | None = None
     ) -> None:
-        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``;
-        non-reentrant (:data:`CHECKPOINTING`) whatever transformers' default."""
-        kwargs = {**CHECKPOINTING, **(gradient_checkpointing_kwargs or {})}
-        network = self.policy.backbone.network
-        if hasattr(network, "activation_checkpointing_enable"):
-            # transformers 5's name; gradient_checkpointing_enable is its deprecated alias
-            network.activation_checkpointing_enable(
-                activation_checkpointing_kwargs=kwargs
-            )
-        else:
-            network.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
-        # Reentrant checkpoints (asked for explicitly) only pass gradients on when their
-        # inputs need them; with frozen embeddings (LoRA) the adapters inside would get none.
-        network.enable_input_require_grads()
+        """What RLinf's FSDP manager calls for ``fsdp_config.gradient_checkpointing``: with
+        no options where ``gradient_checkpointing_use_reentrant`` is left true, and the
+        policy core then checkpoints non-reentrantly whatever transformers' default
+        (:meth:`~navsim_vla.model.Policy.enable_gradient_checkpointing`)."""
+        self.policy.enable_gradient_checkpointing(
+            **(gradient_checkpointing_kwargs or {})
+        )
 
     @torch.no_grad()
     def predict_action_batch(

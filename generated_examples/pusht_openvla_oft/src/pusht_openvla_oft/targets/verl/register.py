@@ -5,7 +5,7 @@
 :func:`setup` is the Ray ``worker_process_setup_hook`` (``config.yaml``:
 ``ray_kwargs.ray_init.runtime_env.worker_process_setup_hook``), so it runs in every Ray
 worker before any task; ``train.py`` calls it in the driver too. Through
-:func:`~pusht_openvla_oft.targets.patch_on_import` it installs seven patches, each when
+:func:`~pusht_openvla_oft.targets.patch_on_import` it installs eight patches, each when
 verl's module is imported (now, where it already is). File names are under
 ``verl/experimental/vla/`` of verl v0.7.1:
 
@@ -21,7 +21,16 @@ verl's module is imported (now, where it already is). File names are under
 3. ``rob_ray_trainer.flatten_trajectories`` (:func:`flatten_trajectories`): verl's builds a
    new ``DataProto`` from the tensors only, dropping every non-tensor, GRPO's ``uid``
    among them (``compute_advantage`` then fails with a ``KeyError``). The wrapper repeats
-   each non-tensor once per decision, as the tensors are.
+   each non-tensor once per decision, as the tensors are, and numbers the episodes
+   (``episode``).
+8. ``rob_ray_trainer.compute_advantage`` (:func:`compute_advantage`): verl's estimators
+   score each decision row by itself, so GRPO and RLOO would count an episode once per
+   decision it ran, and the rows after it ended (which ``fit`` scores 0) as episodes that
+   scored 0: a longer episode would weigh more, and with negative returns the better of two
+   could be pushed down. Ours runs verl's own ``compute_advantage`` on one row per episode
+   (its first decision's, which carries the episode's return) and puts each episode's
+   advantage on every response token of its decisions, as RLinf's and siiRL's GRPO credit
+   an episode.
 4. ``env_loop.EnvLoop`` (:class:`~.workers.VerlEnvLoop`): verl's drops the env rewards
    and the batch's non-tensors; ours keeps ``env_rewards`` ``[B, S, C]`` and the
    non-tensors (``uid``…), in the order of its output rows.
@@ -123,18 +132,55 @@ def _patch_trainer(module: types.ModuleType) -> None:
         module.flatten_trajectories = _mark(
             _flatten_with(module.flatten_trajectories), module.flatten_trajectories
         )
+    if not _marked(module.compute_advantage):
+        module.compute_advantage = _mark(
+            _by_episode(module.compute_advantage), module.compute_advantage
+        )
 
 
 def _flatten_with(original: Any) -> Any:
     def flatten_trajectories(data: Any) -> Any:
-        """verl's ``[B, S, …] → [B * S, …]``, with each non-tensor repeated S times."""
-        steps = data.batch["action"].shape[1]
+        """verl's ``[B, S, …] → [B * S, …]``, with each non-tensor repeated S times and each
+        row's episode (``episode``, 0 to B - 1)."""
+        episodes, steps = data.batch["action"].shape[:2]
         flat = original(data)
         for key, values in data.non_tensor_batch.items():
             flat.non_tensor_batch[key] = np.repeat(values, steps, axis=0)
+        flat.non_tensor_batch["episode"] = np.repeat(np.arange(episodes), steps)
         return flat
 
     return flatten_trajectories
+
+
+#: verl's estimators that compare the rollouts of one group (``uid``), which
+#: :func:`compute_advantage` runs on episodes
+GROUPED = ("grpo", "rloo")
+
+
+def _by_episode(original: Any) -> Any:
+    def compute_advantage(
+        data: Any, adv_estimator: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        """verl's ``compute_advantage``; for a grouped estimator, on one row per episode (its
+        first decision's: every episode has one, and it carries the episode's return), each
+        episode's advantage then on every response token of its decisions (see
+        :mod:`.register`, 8)."""
+        name = getattr(adv_estimator, "value", adv_estimator)
+        episode = data.non_tensor_batch.get("episode")
+        if name not in GROUPED or episode is None:
+            return original(data, adv_estimator, *args, **kwargs)
+        _, first, inverse = np.unique(episode, return_index=True, return_inverse=True)
+        heads = original(data.select_idxs(first), adv_estimator, *args, **kwargs)
+        mask = data.batch["response_mask"]
+        head_mask = heads.batch["response_mask"]
+        which = torch.as_tensor(inverse, device=mask.device)
+        for key in ("advantages", "returns"):
+            # a grouped estimator puts one value on every response token of a row
+            value = (heads.batch[key] * head_mask).sum(-1) / head_mask.sum(-1)
+            data.batch[key] = value[which].unsqueeze(-1) * mask
+        return data
+
+    return compute_advantage
 
 
 # -- 4. EnvLoop, 5. EnvWorker, 6. RobActorRolloutRefWorker ------------------------------------
@@ -171,10 +217,9 @@ def calculate_reward(data: Any, return_dict: bool = False) -> Any:
     terms, ``env_rewards`` ``[B, S, C]``, summed over the action columns up to the first
     ``complete``, verl's response mask) on every decision of the episode, as verl's own
     scores each decision with its episode's success. For a sparse success reward this is
-    verl's own. verl's estimators score each decision row by itself (GRPO compares every
-    row of a group), so a per-decision return-to-go would credit a decision for how early it
-    came: the episode's return keeps GRPO a comparison of episodes. verl zeroes the rows
-    after an episode ended (``fit``: ``rows_with_response``). In validation
+    verl's own. Grouped estimators then compare episodes (:func:`compute_advantage`); a
+    per-decision return-to-go would have credited a decision for how early it came. verl
+    zeroes the rows after an episode ended (``fit``: ``rows_with_response``). In validation
     (``meta_info["validate"]``) each decision's own reward, so that verl's per-episode score,
     their sum, is the episode's return."""
     if "env_rewards" not in set(data.batch.keys()):
