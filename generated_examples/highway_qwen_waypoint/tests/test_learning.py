@@ -106,6 +106,23 @@ def test_the_verdict_needs_the_last_quarter_clearly_above_the_first() -> None:
     assert not verdict(frozen).learned and "changed none" in verdict(frozen).reason
 
 
+def test_a_run_that_learns_within_its_first_quarter_is_judged_against_its_first_update() -> (
+    None
+):
+    """Risen within its first quarter (9/16 by its second update): the first quarter
+    overestimates chance (p = 0.005 against it), the first update (the untrained weights)
+    does not (p = 6e-5)."""
+    fast = _curve([3, 9, 11, 10, 12, 11, 11, 9, 10, 11, 12, 13, 12, 12, 12, 12])
+    found = verdict(fast)
+    assert found.p_value >= 1e-3 and found.p_start < 1e-3 and found.learned
+    assert found.start == (3, 16)
+    lucky = _curve([1, 4, 3, 5, 4, 5, 4, 3, 4, 5, 4, 4, 5, 4, 3, 4])  # a low first draw
+    assert (
+        not verdict(lucky).learned
+        and "nor above the first update" in verdict(lucky).reason
+    )
+
+
 def test_an_env_kept_from_one_run_to_the_next_follows_each_runs_aim(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -20,9 +20,12 @@ within a few dozen updates. Whether the spec's rate survives the trainable weigh
 full size is ``vlagen``'s check (``vlagen targets fit``), not this run's.
 
 The verdict: a target learned when, in both runs, the success rate of the last quarter of
-the updates is above that of the first quarter (the policy before and while it starts
-learning: the run's measure of chance) by a one-sided Fisher exact test at :data:`ALPHA`,
-and the updates changed trainable weights. The command prints the rates per update and the
+the updates is above chance by a one-sided Fisher exact test at :data:`ALPHA`, and the
+updates changed trainable weights. Chance is measured twice, and the last quarter must
+clearly beat one of them: the first quarter of the updates (many episodes, but a run that
+learns within a few updates has already risen there) and the first update alone (the only
+rollouts of the untrained weights: few episodes, but none after a step). Two tests at
+:data:`ALPHA` keep the chance of passing a run that did not learn below 2 x :data:`ALPHA`. The command prints the rates per update and the
 verdict, writes the curves as ``learning-<framework>.png`` in ``--out``, and exits 0 when
 every target that ran learned, 1 when one did not, 2 on a usage error, 3 when none ran
 or one named by ``--target`` could not (its framework missing): a check that did not run
@@ -109,6 +112,10 @@ class Verdict:
     last: tuple[int, int]  #: of the last quarter
     p_value: float  #: one-sided Fisher exact test: last quarter above the first
     reason: str  #: why the run did not learn, or ""
+    start: tuple[int, int] = (0, 0)  #: of the first update (the untrained weights)
+    p_start: float = (
+        1.0  #: one-sided Fisher exact test: last quarter above the first update
+    )
 
 
 def window(updates: int) -> int:
@@ -131,24 +138,26 @@ def verdict(curve: Curve) -> Verdict:
     """Whether ``curve`` shows learning (see the module docstring)."""
     w = window(len(curve.successes))
     first = (sum(curve.successes[:w]), sum(curve.episodes[:w]))
+    start = (curve.successes[0], curve.episodes[0])
     last = (sum(curve.successes[-w:]), sum(curve.episodes[-w:]))
-    p = (
-        fisher_greater(last[0], last[1], first[0], first[1])
-        if first[1] and last[1]
-        else 1.0
-    )
+
+    def above(chance: tuple[int, int]) -> float:
+        return fisher_greater(*last, *chance) if chance[1] and last[1] else 1.0
+
+    p, p_start = above(first), above(start)
     reason = ""
     if curve.changed == 0:
         reason = (
             f"the updates changed none of the {curve.trainable} trainable tensors "
             f"({curve.dtype}): each step was lost (rounded away, or no gradient reached them)"
         )
-    elif p >= ALPHA:
+    elif min(p, p_start) >= ALPHA:
         reason = (
             f"the last {w} updates ({_rate(last)}) are not above the first {w} "
-            f"({_rate(first)}): p = {p:.2g} >= {ALPHA:g}"
+            f"({_rate(first)}): p = {p:.2g}, nor above the first update ({_rate(start)}): "
+            f"p = {p_start:.2g}; both >= {ALPHA:g}"
         )
-    return Verdict(not reason, first, last, p, reason)
+    return Verdict(not reason, first, last, p, reason, start, p_start)
 
 
 def _rate(counts: tuple[int, int]) -> str:
@@ -179,7 +188,8 @@ def report(
     for c, v in zip(curves, found, strict=True):
         lines.append(
             f"  {c.quarter}: first {w} updates {_rate(v.first)}, last {w} {_rate(v.last)}; "
-            f"Fisher p = {v.p_value:.2g}; trainable tensors changed: {c.changed}/{c.trainable}"
+            f"Fisher p = {v.p_value:.2g}; against the first update ({_rate(v.start)}) "
+            f"p = {v.p_start:.2g}; trainable tensors changed: {c.changed}/{c.trainable}"
             + ("" if v.learned else f"; DID NOT LEARN: {v.reason}")
         )
     learned = all(v.learned for v in found)
