@@ -189,6 +189,11 @@ def test_an_episode_that_ended_early_is_compared_as_one_episode(estimator: str) 
     torch.testing.assert_close(
         advantages, expected[episode].unsqueeze(-1) * mask, atol=1e-5, rtol=0
     )
+    batch.non_tensor_batch.pop("episode")  # rows verl's own flatten_trajectories made
+    with pytest.raises(KeyError, match="numbers no episodes"):
+        rob.compute_advantage(
+            batch, adv_estimator=estimator, num_repeat=2, config=algorithm
+        )
 
 
 @pytest.mark.parametrize("estimator", ["grpo", "reinforce_plus_plus"])

@@ -25,11 +25,11 @@ updates changed trainable weights. Chance is measured twice, and the last quarte
 clearly beat one of them: the first quarter of the updates (many episodes, but a run that
 learns within a few updates has already risen there) and the first update alone (the only
 rollouts of the untrained weights: few episodes, but none after a step). Two tests at
-:data:`ALPHA` keep the chance of passing a run that did not learn below 2 x :data:`ALPHA`. The command prints the rates per update and the
-verdict, writes the curves as ``learning-<framework>.png`` in ``--out``, and exits 0 when
-every target that ran learned, 1 when one did not, 2 on a usage error, 3 when none ran
-or one named by ``--target`` could not (its framework missing): a check that did not run
-does not pass.
+:data:`ALPHA` keep the chance of passing a run that did not learn below 2 x :data:`ALPHA`.
+The command prints the rates per update and the verdict, writes the curves as
+``learning-<framework>.png`` in ``--out``, and exits 0 when every target that ran learned,
+1 when one did not, 2 on a usage error, 3 when none ran or one named by ``--target`` could
+not (its framework missing): a check that did not run does not pass.
 """
 
 from __future__ import annotations

@@ -166,13 +166,24 @@ def _by_episode(original: Any) -> Any:
         episode's advantage then on every response token of its decisions (see
         :mod:`.register`, 8)."""
         name = getattr(adv_estimator, "value", adv_estimator)
-        episode = data.non_tensor_batch.get("episode")
-        if name not in GROUPED or episode is None:
+        if name not in GROUPED:
             return original(data, adv_estimator, *args, **kwargs)
+        episode = data.non_tensor_batch.get("episode")
+        if episode is None:
+            raise KeyError(
+                f"the batch numbers no episodes, which {name} here compares: call {HOOK}() "
+                "(the worker_process_setup_hook) before verl's rob_ray_trainer is imported"
+            )
         _, first, inverse = np.unique(episode, return_index=True, return_inverse=True)
         heads = original(data.select_idxs(first), adv_estimator, *args, **kwargs)
         mask = data.batch["response_mask"]
         head_mask = heads.batch["response_mask"]
+        if not head_mask.any(
+            -1
+        ).all():  # verl's compute_response_mask keeps a first action
+            raise ValueError(
+                "an episode's first decision has no response token to credit"
+            )
         which = torch.as_tensor(inverse, device=mask.device)
         for key in ("advantages", "returns"):
             # a grouped estimator puts one value on every response token of a row
