@@ -230,11 +230,11 @@ def test_gradient_checkpointing_keeps_every_gradient(
     out = Policy.load(checkpoint, device="cpu").eval().act(obs, generator=_generator(5))
 
     def grads(checkpointing: bool) -> dict[str, torch.Tensor | None]:
+        torch.manual_seed(0)  # the same LoRA initialisation, where the spec has LoRA
         policy = Policy.load(checkpoint, device="cpu")
         if checkpointing:
             policy.enable_gradient_checkpointing()
         policy.train()
-        torch.manual_seed(0)
         log_probs, _, _ = policy.evaluate(out.inputs, out.action_tokens)
         log_probs.sum().backward()
         return {n: w.grad for n, w in policy.named_parameters() if w.requires_grad}
