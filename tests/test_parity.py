@@ -79,48 +79,41 @@ def test_rlinf_0_2_has_no_parity_module_but_siirl_runs() -> None:
 
 @pytest.mark.slow
 def test_the_generated_parity_runs_and_its_tests_pass(tmp_path: Path, verl_src: Path) -> None:
-    """highway_openvla (RLinf gae, siiRL grpo) with verl grpo as a third target, and the
-    same spec with RLinf on grpo: the package's parity test passes, and on the first the
-    command prints the table with verl's row and exits 0 (the README-commands test runs it
-    on the golden)."""
-    three = yaml.safe_load(HIGHWAY)
-    three["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
+    """highway_openvla (RLinf gae, siiRL grpo) with verl grpo as a third target: the
+    package's parity test passes, and the command prints the table with verl's row and exits
+    0 (the README-commands test runs it on the golden). RLinf's grpo is in the parity runs of
+    the goldens that train with it (LIBERO, NAVSIM, the portable highway example)."""
     data = yaml.safe_load(HIGHWAY)
-    data["targets"][0]["algorithm"] = "grpo"
-    data["model"]["value_head"] = False
-    for name, text in (("gae", yaml.safe_dump(three)), ("grpo", yaml.safe_dump(data))):
-        out = tmp_path / name
-        spec = tmp_path / f"{name}.yaml"
-        spec.write_text(text)
-        subprocess.run(
-            [sys.executable, "-m", "vlagen", "new", str(spec), "-o", str(out)],
-            check=True,
-            capture_output=True,
-        )
-        run_package_tests(out, real_simulator=False, only=["tests/test_parity.py"])
-        if name != "gae":
-            continue
-        done = subprocess.run(
-            [sys.executable, "-m", "highway_openvla.parity", "--seeds", "5", "9", "--steps", "1"],
-            cwd=out,
-            capture_output=True,
-            text=True,
-            env={
-                "PYTHONPATH": str(out / "src"),
-                "HOME": str(tmp_path / "home"),
-                "TMPDIR": str(tmp_path),
-                "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
-                "HF_HUB_OFFLINE": "1",
-                "VERL_SRC": str(verl_src),
-            },
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        print(done.stdout)
-        assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
-        assert f"RLinf 0.3 {name}:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
-        assert "PASS  log-probs          siirl vs verl" in done.stdout
-        assert "verl 0.7 grpo:" in done.stdout
-        assert "verl/trainer/ppo/core_algos.py" in done.stdout
+    data["targets"].append({"framework": "verl", "version": "0.7", "algorithm": "grpo"})
+    out, spec = tmp_path / "package", tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(data))
+    subprocess.run(
+        [sys.executable, "-m", "vlagen", "new", str(spec), "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    run_package_tests(out, real_simulator=False, only=["tests/test_parity.py"])
+    done = subprocess.run(
+        [sys.executable, "-m", "highway_openvla.parity", "--seeds", "5", "9", "--steps", "1"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        env={
+            "PYTHONPATH": str(out / "src"),
+            "HOME": str(tmp_path / "home"),
+            "TMPDIR": str(tmp_path),
+            "SIIRL_LOG_DIRECTORY": str(tmp_path / "siirl_logs"),
+            "HF_HUB_OFFLINE": "1",
+            "VERL_SRC": str(verl_src),
+        },
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    print(done.stdout)
+    assert "FAIL" not in done.stdout and "PASS  log-probs" in done.stdout
+    assert "RLinf 0.3 gae:" in done.stdout and "siiRL 0.2 grpo:" in done.stdout
+    assert "PASS  log-probs          siirl vs verl" in done.stdout
+    assert "verl 0.7 grpo:" in done.stdout
+    assert "verl/trainer/ppo/core_algos.py" in done.stdout
 
 
 QWEN = (REPO / "specs" / "highway_qwen_waypoint.yaml").read_text()

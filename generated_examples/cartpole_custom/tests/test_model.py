@@ -194,31 +194,32 @@ def test_evaluate_matches_act(policy: Policy, obs: dict, temperature: float) -> 
 
 
 def test_gradient_checkpointing_keeps_every_gradient(
-    checkpoint: str, obs: dict
+    checkpoint: str, policy: Policy, obs: dict
 ) -> None:
     """``Policy.enable_gradient_checkpointing`` (``training.gradient_checkpointing``, what
     RLinf's FSDP manager and the verl worker call) recomputes each layer's activations
     non-reentrantly, whatever transformers' default, and every trainable weight gets the
     gradient it gets without it."""
-    out = Policy.load(checkpoint, device="cpu").eval().act(obs, generator=_generator(5))
+    out = policy.act(obs, generator=_generator(5))
 
-    def grads(checkpointing: bool) -> dict[str, torch.Tensor | None]:
+    def trained(checkpointing: bool) -> Policy:
         torch.manual_seed(0)  # the same LoRA initialisation, where the spec has LoRA
-        policy = Policy.load(checkpoint, device="cpu")
+        trainee = Policy.load(checkpoint, device="cpu")
         if checkpointing:
-            policy.enable_gradient_checkpointing()
-        policy.train()
-        log_probs, _, _ = policy.evaluate(out.inputs, out.action_tokens)
+            trainee.enable_gradient_checkpointing()
+        trainee.train()
+        log_probs, _, _ = trainee.evaluate(out.inputs, out.action_tokens)
         log_probs.sum().backward()
-        return {n: w.grad for n, w in policy.named_parameters() if w.requires_grad}
+        return trainee
 
-    if not hasattr(
-        Policy.load(checkpoint, device="cpu").module, "gradient_checkpointing_enable"
-    ):
+    def grads(trainee: Policy) -> dict[str, torch.Tensor | None]:
+        return {n: w.grad for n, w in trainee.named_parameters() if w.requires_grad}
+
+    if not hasattr(policy.module, "gradient_checkpointing_enable"):
         with pytest.raises(TypeError, match="training.gradient_checkpointing: false"):
-            grads(True)
+            trained(True)
     else:
-        assert any(g is not None for g in grads(True).values())
+        assert any(g is not None for g in grads(trained(True)).values())
 
 
 def test_acting_and_scoring_warn_nothing(policy: Policy, obs: dict) -> None:

@@ -243,33 +243,35 @@ def test_evaluate_matches_act(policy: Policy, obs: dict, temperature: float) -> 
 
 
 def test_gradient_checkpointing_keeps_every_gradient(
-    checkpoint: str, obs: dict
+    checkpoint: str, policy: Policy, obs: dict
 ) -> None:
     """``Policy.enable_gradient_checkpointing`` (``training.gradient_checkpointing``, what
     RLinf's FSDP manager and the verl worker call) recomputes each layer's activations
     non-reentrantly, whatever transformers' default, and every trainable weight gets the
     gradient it gets without it."""
-    out = Policy.load(checkpoint, device="cpu").eval().act(obs, generator=_generator(5))
+    out = policy.act(obs, generator=_generator(5))
 
-    def grads(checkpointing: bool) -> dict[str, torch.Tensor | None]:
+    def trained(checkpointing: bool) -> Policy:
         torch.manual_seed(0)  # the same LoRA initialisation, where the spec has LoRA
-        policy = Policy.load(checkpoint, device="cpu")
+        trainee = Policy.load(checkpoint, device="cpu")
         if checkpointing:
-            policy.enable_gradient_checkpointing()
-        policy.train()
-        log_probs, _, _ = policy.evaluate(out.inputs, out.action_tokens)
+            trainee.enable_gradient_checkpointing()
+        trainee.train()
+        log_probs, _, _ = trainee.evaluate(out.inputs, out.action_tokens)
         log_probs.sum().backward()
-        return {n: w.grad for n, w in policy.named_parameters() if w.requires_grad}
+        return trainee
 
-    checkpointed = Policy.load(checkpoint, device="cpu")
-    checkpointed.enable_gradient_checkpointing()
+    def grads(trainee: Policy) -> dict[str, torch.Tensor | None]:
+        return {n: w.grad for n, w in trainee.named_parameters() if w.requires_grad}
+
+    checkpointed = trained(True)
     options = [
         m._gradient_checkpointing_func.keywords
         for m in checkpointed.modules()
         if getattr(m, "gradient_checkpointing", False)
     ]
     assert options and all(o.get("use_reentrant") is False for o in options), options
-    plain, recomputed = grads(False), grads(True)
+    plain, recomputed = grads(trained(False)), grads(checkpointed)
     assert plain.keys() == recomputed.keys()
     for name, grad in plain.items():
         if grad is not None and grad.abs().sum() > 0:
