@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from functools import cache
 from statistics import NormalDist
 
 __all__ = ["WeightModel", "bfloat16", "full_weights", "kept", "lora_a", "smallest_rate"]
@@ -67,6 +68,7 @@ def kept(lr: float, weights: WeightModel) -> float:
     return moved / len(weights.magnitudes)
 
 
+@cache  # a pure function of a few weight models, asked again for every target of every spec
 def smallest_rate(weights: WeightModel, share: float = 0.5) -> float:
     """The smallest learning rate, to two significant digits, whose step changes at least
     ``share`` of ``weights`` held in bfloat16."""
