@@ -67,8 +67,7 @@ def run_package_tests(
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
     options = ["-q", "-rs", "-p", "no:cacheprovider"]
     if python != sys.executable:  # a fresh venv, installed --no-compile
-        del env["PYTHONDONTWRITEBYTECODE"]
-        env["PYTHONPYCACHEPREFIX"] = str(_scratch() / "pycache")
+        env = compiled_once(env)
     elif not env.get("PYTHONPATH"):  # nothing in front of what the preloaded Python imported
         python = str(preloaded_python())
         # pytest cannot rewrite the asserts of plugins imported before it (hydra's)
@@ -94,6 +93,17 @@ def run_package_tests(
         skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
         assert all(line.endswith(ALLOWED_SKIPS) for line in skips), done.stdout
     return done.stdout
+
+
+def compiled_once(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a command in a fresh venv (:func:`fresh_venv`, installed without
+    bytecode): the bytecode of what it imports goes to this test process's cache
+    (:func:`_scratch`), written by the first command and read by every later one in a venv
+    at the same path, where each would otherwise compile torch and transformers again
+    (some 10 s of CPU), or write into the venv."""
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(_scratch() / "pycache")
+    return env
 
 
 def preloaded_python() -> Path:

@@ -18,6 +18,7 @@ import pytest
 from conftest import (
     GOLDENS,
     SPECS,
+    compiled_once,
     fresh_venv,
     install,
     run_package_tests,
@@ -164,6 +165,7 @@ def _without_the_simulator_against_a_server(
     proc = subprocess.Popen(
         [server, "-m", f"{plan.package}.env.serve", "--bind", address],
         cwd=tmp_path,
+        env=compiled_once(dict(os.environ)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -171,7 +173,7 @@ def _without_the_simulator_against_a_server(
     try:
         line = proc.stdout.readline()
         assert line.startswith("serving "), line + proc.communicate(timeout=60)[1]
-        env = {**os.environ, plan.env.remote_var: address, "OMP_NUM_THREADS": "1"}
+        env = compiled_once({**os.environ, plan.env.remote_var: address, "OMP_NUM_THREADS": "1"})
         smoke = [python, "-m", f"{plan.package}.smoke", "--episodes", "1", "--num-envs", "2"]
         done = subprocess.run(
             [*smoke, "--max-episode-steps", "2"],

@@ -118,11 +118,13 @@ RLINF_MUTATIONS = {
 }
 
 #: A mutation any framework's run takes: an optimizer that sees every gradient as zero (a
-#: frozen model: AdamW's weight decay still moves the weights, so the verdict has to see that
-#: the policy did not learn, not that nothing moved). Steps too small (RLinf's mutation, whose
-#: LoRA adapters are bfloat16) are left out where the trainable weights are float32 (verl's,
-#: siiRL's and AReaL's master weights), where no step is rounded away. (At ``--lr 1e-7``
-#: each of them fails, as measured when it ran here; the suite's time went to the others.)
+#: frozen model). The generated configs decay no weights, so AdamW moves none and the
+#: verdict's first check (no trainable tensor changed) fails the run before its Fisher tests
+#: do; the advantage's sign and the loss's mask are the mutations that reach those. Steps
+#: too small (RLinf's mutation, whose LoRA adapters are bfloat16) are left out where the
+#: trainable weights are float32 (verl's, siiRL's and AReaL's master weights), where no step
+#: is rounded away. (At ``--lr 1e-7`` each of them fails, as measured when it ran here; the
+#: suite's time went to the others.)
 #: AReaL's run leaves this one out too (see the module docstring).
 COMMON_MUTATIONS = {
     "frozen_weights": """

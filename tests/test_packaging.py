@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOLDENS, REPO, SPECS, fresh_venv, install
+from conftest import GOLDENS, REPO, SPECS, compiled_once, fresh_venv, install
 from test_goldens import _tree
 
 
@@ -74,6 +74,7 @@ def test_fresh_venv_install_reproduces_the_goldens(wheel: Path, tmp_path: Path) 
             check=True,
             capture_output=True,
             cwd=tmp_path,
+            env=compiled_once(dict(os.environ)),
         )
         assert _tree(out) == _tree(GOLDENS / spec.stem), spec.name
 

@@ -32,12 +32,15 @@ def test_the_reviews_case_is_flagged_with_numbers_and_a_fix() -> None:
     note = notes["rlinf"]
     assert note.warns and round(note.share, 2) == 0.12
     assert "actor.model.precision" in note.text and "12% of the LoRA A weights" in note.text
-    assert "training.learning_rate 3.1e-05 or more" in note.text
+    assert "its settled ones (about normal, 0.23 of the rate wide" in note.text
+    assert "training.learning_rate 0.00013 or more" in note.text
     assert "actor.model.precision: fp32" in note.text
 
 
 def test_the_examples_rate_and_float32_weights_are_not_flagged() -> None:
-    assert not _plan(LIBERO).update_notes["rlinf"].warns  # 1e-4 moves every A weight
+    note = _plan(LIBERO).update_notes["rlinf"]
+    assert not note.warns  # 1e-4's first steps move every A weight, its settled ones 42%
+    assert round(note.share, 2) == 1.0 and round(note.settled, 2) == 0.42
     fp32 = RLINF.replace("grpo}", "grpo, config: {actor.model.precision: fp32}}")
     assert _plan(_libero("5.0e-6", fp32)).update_notes == {}
 
@@ -63,3 +66,12 @@ def test_new_warns_and_fit_and_the_readme_say_it(tmp_path: Path) -> None:
     assert "**Most updates rounded away.** RLinf 0.3 holds" in readme
     fit = CliRunner().invoke(main, ["targets", "fit", str(spec)])
     assert "  warning: RLinf 0.3 holds the trainable weights in bfloat16" in fit.stdout
+
+
+def test_float16_weights_are_checked_too() -> None:
+    """RLinf steps float16 weights where the spec's dtype is float16 (``precision: fp16``):
+    float16's 11 bits keep more of each step than bfloat16's 8, and the note says which."""
+    text = _libero("1.0e-6").replace("dtype: bfloat16", "dtype: float16")
+    note = _plan(text).update_notes["rlinf"]
+    assert note.dtype == "float16" and "weights in float16" in note.text
+    assert note.share > _plan(_libero("1.0e-6")).update_notes["rlinf"].share
