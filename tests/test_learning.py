@@ -63,8 +63,7 @@ GOLDEN = {
 UPDATES = "12"
 #: framework → its runs' updates where not :data:`UPDATES`: AReaL's control, at 12, failed
 #: 1 run in 4 (first 3 updates 0.47, last 3 0.77: p = 0.0011); at 16 four of four passed,
-#: p = 1.4e-5 at worst (the tiny Qwen at width 64); at its width 32, five of five passed
-#: (first update 2 of 16, last 4 updates 0.70 to 0.84, p = 3.5e-5 at worst)
+#: p = 1.4e-5 at worst
 FRAMEWORK_UPDATES = {"areal": "16"}
 
 pytestmark = pytest.mark.slow
@@ -172,13 +171,12 @@ VERL_MUTATIONS = {
 #: AReaL's mutation → the code that makes it: its own advantage code
 #: (``PPOActor._compute_advantages``, which ``PPOTrainer.train`` calls), its sign flipped.
 #: The loss mask one token late (the workflow's ``loss_mask`` shifted) is not here: on
-#: AReaL's tiny Qwen (measured at width 64) the first control drifts with the trained second
-#: one, toward the bottom quarter whichever is aimed at, and at 12 or 16 updates neither
-#: quarter tells it from the unmutated run. Bottom: the mutated run passed 4 of 7 times at
-#: 16 updates (0.14 to 0.42, p = 3.5e-4), the unmutated one every time. Top: the mutated run
-#: failed 6 of 6 times (once rising, 0.48 to 0.77, p = 0.003 at 12 updates), but so did the
-#: unmutated one 3 of 4 times at 16 (it learns within the verdict's first window: 9 of 16 at
-#: its first update, p = 0.01).
+#: AReaL's tiny Qwen the first control drifts with the trained second one, toward the bottom
+#: quarter whichever is aimed at, and at 12 or 16 updates neither quarter tells it from the
+#: unmutated run. Bottom: the mutated run passed 4 of 7 times at 16 updates (0.14 to 0.42,
+#: p = 3.5e-4), the unmutated one every time. Top: the mutated run failed 6 of 6 times (once
+#: rising, 0.48 to 0.77, p = 0.003 at 12 updates), but so did the unmutated one 3 of 4 times
+#: at 16 (it learns within the verdict's first window: 9 of 16 at its first update, p = 0.01).
 #: The package's tests check that mask directly: the workflow's rows mark exactly the action
 #: tokens (``test_areals_rollout_loop_runs_the_workflow_and_accepts_its_trajectories``) and
 #: AReaL's actor scores them as the policy does (the parity test).
@@ -250,14 +248,13 @@ ONE_QUARTER = {"advantage_sign", "frozen_adapter", "frozen_weights", "steps_too_
 
 
 #: framework → the quarter its one-quarter runs aim at: where its tiny policy starts near
-#: chance. AReaL's tiny Qwen drew the top quarter 0.28 of the time and the bottom 0.25 (400
-#: samples from its first weights, at width 64), but AReaL learns within the first updates
-#: of the verdict's window, so a run whose first batches draw well above chance there fails:
-#: its seeded top run at 16 updates starts at 9 of 16 and falls short (p = 0.01 at width 64;
-#: 0.55 to 0.70, p = 0.05 at width 32), its bottom one passes (0.41 to 0.83, p = 4e-6 at 12
-#: updates at width 64), though not always at 12 (:data:`FRAMEWORK_UPDATES`). AReaL's
-#: control runs that quarter alone: its two-quarter run needs 24 updates, some 4 minutes of
-#: CPU, more than this suite can give it.
+#: chance. AReaL's tiny Qwen draws the top quarter 0.28 of the time and the bottom 0.25 (400
+#: samples from its first weights), but AReaL learns within the first updates of the
+#: verdict's window, so a run whose first batches draw well above chance there fails:
+#: its seeded top run at 16 updates starts at 9 of 16 and falls short (p = 0.01), its bottom
+#: one passes (0.41 to 0.83, p = 4e-6 at 12 updates), though not always
+#: (:data:`FRAMEWORK_UPDATES`). AReaL's control runs that quarter alone: its two-quarter run
+#: needs 24 updates, some 4 minutes of CPU, more than this suite can give it.
 QUARTER = {"rlinf": "top", "verl": "top", "siirl": "top", "areal": "bottom"}
 
 

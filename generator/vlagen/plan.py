@@ -212,7 +212,7 @@ class Plan:
     def learning_rate(self) -> float:
         """The learning run's Adam step for the tiny policy (``--lr``'s default): the spec's
         rate is sized for the full model, and a tiny one barely moves at it within a few dozen
-        updates. LoRA adapters (r32 at the tiny width, 64 or 32) train both factors of a nearly
+        updates. LoRA adapters (r32 at the tiny width 64) train both factors of a nearly
         full-rank update, and oscillate at full fine-tuning's rate: they take a third of it."""
         return LEARNING_RATE_LORA if self.spec.model.lora else LEARNING_RATE_FULL
 

@@ -56,7 +56,7 @@ import numpy as np
 from .held import held_output
 
 #: The tiny policy's Adam step (see the module docstring; LoRA adapters train both
-#: factors of near full-rank updates at the tiny width, and take a third of the rate).
+#: factors of nearly full-rank updates at its width 64, and take a third of the rate).
 LEARNING_RATE = 0.001
 UPDATES = 24  #: updates per run (two runs per target: the top quarter and the bottom)
 ENVS = 16  #: episodes per update

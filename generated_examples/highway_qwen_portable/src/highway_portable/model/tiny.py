@@ -3,9 +3,8 @@
 """A tiny random checkpoint of the spec's shape, built offline for tests and smoke runs.
 
 The real architecture, ``Qwen2_5_VLForConditionalGeneration``, at toy size: a 1-block
-vision tower, a 2-layer language model of width 32 (two heads of 16, one key-value head, as
-Qwen's attention groups its heads) whose tied embedding has ``VOCAB_END`` rows
-(so the action tail exists, about 5M parameters, nearly all of them that embedding), and a
+vision tower, a 2-layer language model of width 64 whose tied embedding has ``VOCAB_END`` rows
+(so the action tail exists, about 10M parameters, nearly all of them that embedding), and a
 word-level tokenizer with the Qwen special tokens the prompts use (the config's image and
 vision ids point at them) and the spec's prompt words — far fewer ids than ``FIRST_TOKEN``, as
 a real tokenizer's are. Saved with ``save_pretrained`` beside the
@@ -79,9 +78,11 @@ def _tokenizer():
     )
 
 
-def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 32) -> str:
+def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 64) -> str:
     """Write a tiny random checkpoint into ``directory``; returns its path. The rope
-    sections in ``TEXT`` fit heads of 16: ``hidden_size`` a multiple of 16."""
+    sections in ``TEXT`` fit 4 heads of 16: keep ``hidden_size`` 64 (at 32, AReaL's learning
+    run aimed at the top quarter rose from 0.67 to 0.80 in 24 updates, not clearly: p =
+    0.025; at 64, to 0.94)."""
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
 
     tokenizer = _tokenizer()
@@ -92,8 +93,8 @@ def build_tiny(directory: str | Path, seed: int = 0, hidden_size: int = 32) -> s
             "hidden_size": hidden_size,
             "intermediate_size": 2 * hidden_size,
             "num_hidden_layers": 2,
-            "num_attention_heads": hidden_size // 16,
-            "num_key_value_heads": 1,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
             "max_position_embeddings": 4096,
             "pad_token_id": ids["<|endoftext|>"],
             "bos_token_id": None,
