@@ -8,11 +8,10 @@ gradients of pure noise: ``m`` an average of them, ``sqrt((1 - b1) / (1 + b1))``
 0.9, ``v`` near their mean square). torch's AdamW stepping 100,000 bfloat16 weights of std
 0.02 with such gradients changed, at 3.1e-5, 56% of them at its first step and 8.2% at its
 100th (this model: 56% and 8.3%); at 1.4e-4, 99.8% and 33% (99.8% and 34%). A weight held
-in bfloat16 has 8 significant bits
-(float16: 11): the representable values around ``|w|`` are ``2 ** (floor(log2 |w|) - 7)``
-apart (``- 10``), and a step below half that spacing leaves the weight where it was. Whether
-most steps survive depends on the weights' magnitudes, which at full size are, for what a
-spec trains:
+in bfloat16 has 8 significant bits (float16: 11): the representable values around ``|w|``
+are ``2 ** (floor(log2 |w|) - 7)`` apart (``- 10``), and a step below half that spacing
+leaves the weight where it was. Whether most steps survive depends on the weights'
+magnitudes, which at full size are, for what a spec trains:
 
 - LoRA's A matrices: uniform in ``±1/sqrt(d)`` (peft's Kaiming initialization), ``d`` the
   backbone's width. B starts at zero, so its first steps survive; they are lost once
@@ -87,19 +86,22 @@ def float16(value: float) -> float:
 
 #: dtype name → its rounding
 ROUNDING = {"bfloat16": bfloat16, "float16": float16}
+#: dtype name → the struct formats its values are held in and their bits read as, and the
+#: step of those bits between neighbouring values (bfloat16: float32's top 16 bits)
+LAYOUT = {"bfloat16": ("f", "I", 0x10000), "float16": ("e", "H", 1)}
 
 
 def _gaps(held: float, dtype: str) -> tuple[float, float]:
     """Half the distance from ``held`` (a positive value of ``dtype``) to the next value of
     ``dtype`` above it and below it: a step past either is not rounded away."""
-    if dtype == "bfloat16":
-        bits = struct.unpack(">I", struct.pack(">f", held))[0]
-        up = struct.unpack(">f", struct.pack(">I", bits + 0x10000))[0]
-        down = struct.unpack(">f", struct.pack(">I", bits - 0x10000))[0] if bits else -up
-    else:
-        bits = struct.unpack("<H", struct.pack("<e", held))[0]
-        up = struct.unpack("<e", struct.pack("<H", bits + 1))[0]
-        down = struct.unpack("<e", struct.pack("<H", bits - 1))[0] if bits else -up
+    value, raw, unit = LAYOUT[dtype]
+    bits = struct.unpack(raw, struct.pack(value, held))[0]
+
+    def at(b: int) -> float:
+        return struct.unpack(value, struct.pack(raw, b))[0]
+
+    up = at(bits + unit)
+    down = at(bits - unit) if bits else -up
     return (up - held) / 2, (held - down) / 2
 
 
@@ -107,7 +109,7 @@ def kept(lr: float, weights: WeightModel, dtype: str = "bfloat16", settled: bool
     """The share of ``weights`` held in ``dtype`` that a step changes: a first step (``lr``
     per weight), or the expected share for a settled one (about normal, standard deviation
     :data:`ADAM_SETTLED` x ``lr``)."""
-    rounded = ROUNDING[dtype]
+    rounded, spread = ROUNDING[dtype], ADAM_SETTLED * lr
     moved = 0.0
     for w in weights.magnitudes:
         held = rounded(w)
@@ -115,7 +117,6 @@ def kept(lr: float, weights: WeightModel, dtype: str = "bfloat16", settled: bool
             moved += rounded(held + lr) != held
             continue
         above, below = _gaps(held, dtype)
-        spread = ADAM_SETTLED * lr
         moved += (1 - _NORMAL.cdf(above / spread)) + _NORMAL.cdf(-below / spread)
     return moved / len(weights.magnitudes)
 
