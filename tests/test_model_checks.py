@@ -52,7 +52,7 @@ def test_a_family_the_env_action_kind_cannot_use() -> None:
     assert line == (
         "spec.yaml:6:11: model.family: family 'waypoint' cannot drive env.action.kind "
         "'continuous'; it drives waypoints (families for 'continuous': openvla, "
-        "openvla_oft, custom)"
+        "openvla_oft, pi0, pi05, custom)"
     )
 
 

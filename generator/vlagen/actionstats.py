@@ -8,7 +8,7 @@ never open.
 
 from __future__ import annotations
 
-__all__ = ["LIBERO_OPENVLA_OFT", "ActionStats", "symmetric"]
+__all__ = ["LIBERO_OPENVLA_OFT", "OPENPI_LIBERO", "ActionStats", "OpenpiStats", "symmetric"]
 
 ActionStats = tuple[tuple[float, ...], tuple[float, ...], tuple[bool, ...]]
 """(q01, q99, mask), one value per action dimension."""
@@ -112,3 +112,96 @@ def symmetric(dim: int) -> ActionStats:
     """Made-up statistics for a preset without real ones: ±0.75 on every channel but the
     last, which is left un-normalized."""
     return (-0.75,) * dim, (0.75,) * dim, (True,) * (dim - 1) + (False,)
+
+
+OpenpiStats = dict[str, dict[str, tuple[float, ...]]]
+"""openpi's ``norm_stats``: ``state`` and ``actions``, each ``mean``, ``std``, ``q01``,
+``q99`` per dimension."""
+
+#: openpi's π0.5 LIBERO statistics (``pi05_libero``'s
+#: ``assets/physical-intelligence/libero/norm_stats.json``: LIBERO's 8-wide state, eef
+#: position, axis-angle and gripper joints, and its 7-wide actions, the gripper -1 open,
+#: +1 close), as a copy in the GitHub repository Yaneosian/pi05-lora-finetune-libero holds
+#: them (commit 59b8d322); no second copy was found to check them against.
+OPENPI_LIBERO: OpenpiStats = {
+    "state": {
+        "mean": (
+            -0.04651534929871559,
+            0.03437923640012741,
+            0.7644979357719421,
+            2.9721810817718506,
+            -0.22033722698688507,
+            -0.1256478726863861,
+            0.026918232440948486,
+            -0.027194775640964508,
+        ),
+        "std": (
+            0.10494301468133926,
+            0.15176798403263092,
+            0.37853482365608215,
+            0.3442850410938263,
+            0.9069937467575073,
+            0.3253868520259857,
+            0.014174100942909718,
+            0.014057003892958164,
+        ),
+        "q01": (
+            -0.3992278680294752,
+            -0.2688781352341175,
+            0.0380015922319144,
+            1.5083277968406676,
+            -2.721004430627823,
+            -1.0813218128442763,
+            0.00173520012809895,
+            -0.04004424215038307,
+        ),
+        "q99": (
+            0.13545873028039934,
+            0.33566314613819126,
+            1.2698724751349537,
+            3.2765059180259706,
+            2.405436800289154,
+            0.5971528978824616,
+            0.04030334069116507,
+            -0.0017878379381960213,
+        ),
+    },
+    "actions": {
+        "mean": (
+            0.0550873838365078,
+            0.0877121314406395,
+            -0.08736424893140793,
+            0.0007126464624889195,
+            0.005475443787872791,
+            -0.005534088239073753,
+            -0.04571560397744179,
+        ),
+        "std": (
+            0.33181580901145935,
+            0.3758377134799957,
+            0.44807109236717224,
+            0.03933161124587059,
+            0.06357795000076294,
+            0.07857703417539597,
+            0.9989544749259949,
+        ),
+        "q01": (
+            -0.7072499999999999,
+            -0.7983750000000001,
+            -0.9375,
+            -0.11467779144644738,
+            -0.16425,
+            -0.2240490057706833,
+            -1.0,
+        ),
+        "q99": (
+            0.937125,
+            0.86775,
+            0.937125,
+            0.13163035735487938,
+            0.19169999999999998,
+            0.33742949963808055,
+            0.9996,
+        ),
+    },
+}

@@ -15,6 +15,19 @@ SPECIAL_TOKENS = 4
 
 
 @dataclass(frozen=True)
+class FlowDefaults:
+    """A flow family's sampler and shapes where the spec leaves them unset: RLinf 0.3's
+    example configs (``model/pi0.yaml``, ``model/pi0_5.yaml``) and openpi's LIBERO configs
+    (``pi0_libero``, ``pi05_libero``)."""
+
+    steps: int
+    horizon: int
+    max_tokens: int
+    state_token: bool  #: the state is an expert token (π0) rather than unused (π0.5 LIBERO)
+    quantile_stats: bool  #: q01/q99 normalization (π0.5) rather than mean/std (π0)
+
+
+@dataclass(frozen=True)
 class FamilyDecl:
     name: str
     decoding: str  #: autoregressive | parallel | module (your torch module scores the tokens)
@@ -26,6 +39,7 @@ class FamilyDecl:
     """Whether the task text is lowercased into the prompt, as the family's checkpoints were
     trained and are evaluated (OpenVLA's and OpenVLA-OFT's LIBERO scripts, RLinf, verl)."""
     center_crop: float | None = None  #: default `model.center_crop`
+    flow: FlowDefaults | None = None  #: a flow-matching family's defaults
     reference: str | None = None
     """The folder under siiRL's ``siirl/models/embodied/`` holding the family's checkpoints'
     own modeling code, which the package's ``tests/test_model_reference.py`` decodes beside
@@ -34,7 +48,7 @@ class FamilyDecl:
     @property
     def token_based(self) -> bool:
         """Whether actions are ids in a checkpoint's vocabulary (vs. your module's bins)."""
-        return self.decoding != "module"
+        return self.decoding not in ("module", "flow")
 
 
 FAMILIES: dict[str, FamilyDecl] = {
@@ -68,6 +82,28 @@ FAMILIES: dict[str, FamilyDecl] = {
             normalization=False,
             summary="K waypoints as tokens, one coordinate at a time, binned over "
             "env.action.low/high",
+        ),
+        FamilyDecl(
+            "pi0",
+            "flow",
+            ("continuous", "delta_ee"),
+            normalization=True,
+            summary="a flow-matching action expert over a PaliGemma prefix, the state as "
+            "its first token",
+            flow=FlowDefaults(
+                steps=4, horizon=50, max_tokens=48, state_token=True, quantile_stats=False
+            ),
+        ),
+        FamilyDecl(
+            "pi05",
+            "flow",
+            ("continuous", "delta_ee"),
+            normalization=True,
+            summary="a flow-matching action expert over a PaliGemma prefix, the time "
+            "conditioning its norms",
+            flow=FlowDefaults(
+                steps=5, horizon=10, max_tokens=200, state_token=False, quantile_stats=True
+            ),
         ),
         FamilyDecl(
             "custom",

@@ -10,14 +10,87 @@ from .backbones import BACKBONES, BackboneDecl
 from .families import FAMILIES, FamilyDecl
 from .gripper import CONVENTIONS, GripperConvention, has_gripper
 from .presets import PRESETS
-from .spec import Lora, Model, Spec, scaffold_path
+from .spec import Flow, Lora, Model, Spec, scaffold_path
 
 __all__ = ["ModelPlan", "make_model_plan", "resolve_model"]
 
 TORCH_REQUIREMENT = "torch>=2.4,<3"
 TRANSFORMERS_REQUIREMENT = "transformers>=4.56,<6"  # `dtype=` in from_pretrained
 PEFT_REQUIREMENT = "peft>=0.13"
+SAFETENSORS_REQUIREMENT = "safetensors>=0.4"  # openpi's PyTorch checkpoints
 REFERENCE_INSTALL = "siirl==0.2.0"  # vendors OpenVLA's and OpenVLA-OFT's modeling code
+
+
+@dataclass(frozen=True)
+class FlowPlan:
+    """A flow family's sampler and shapes, the spec's or the family's defaults."""
+
+    steps: int
+    noise_method: str
+    noise_level: float
+    joint_logprob: bool
+    ignore_last: bool
+    horizon: int
+    action_dim: int
+    max_tokens: int
+    tokenizer: str
+    state_token: bool
+    quantile_stats: bool
+    tiny_stats: dict  #: the ``norm_stats`` a tiny checkpoint holds (openpi's format)
+    tiny_stats_doc: str  #: where they come from, in words
+    asset: str  #: the folder under the checkpoint that holds ``norm_stats.json``
+    tiny_patch: int  #: the tiny checkpoint's SigLIP patch: the largest that tiles the image
+
+
+def openpi_tiny_stats(spec: Spec) -> tuple[dict, str]:
+    """The ``norm_stats`` a flow family's tiny checkpoint of ``spec`` holds, and their
+    source in words: a real checkpoint's where the preset has them at the spec's widths,
+    else made-up ones (actions +-0.75, the gripper +-1; the state +-1)."""
+    preset = PRESETS[spec.env.preset]
+    dim, state_dim = spec.model.action.dim, spec.env.state_dim or 0
+    real = preset.openpi_stats
+    if real and len(real["actions"]["q01"]) == dim and len(real["state"]["q01"]) == state_dim:
+        source = "openpi's π0.5 LIBERO statistics (see vlagen.actionstats.OPENPI_LIBERO)"
+        return {k: {s: list(v) for s, v in part.items()} for k, part in real.items()}, source
+    low, high, _ = symmetric(dim)
+
+    def made_up(q01: list[float], q99: list[float]) -> dict[str, list[float]]:
+        mean = [(a + b) / 2 for a, b in zip(q01, q99, strict=True)]
+        std = [(b - a) / 4 for a, b in zip(q01, q99, strict=True)]
+        return {"mean": mean, "std": std, "q01": q01, "q99": q99}
+
+    stats = {"actions": made_up([*low[:-1], -1.0], [*high[:-1], 1.0])}
+    if state_dim:
+        stats["state"] = made_up([-1.0] * state_dim, [1.0] * state_dim)
+    return stats, "made-up statistics: +-0.75 on every action channel, +-1 on the last"
+
+
+def flow_plan(spec: Spec) -> FlowPlan | None:
+    """The flow sampler of ``spec``'s model, its family's defaults filled in; None for a
+    token family."""
+    model = spec.model
+    defaults = FAMILIES[model.family].flow
+    if defaults is None:
+        return None
+    flow = model.flow or Flow()
+    stats, doc = openpi_tiny_stats(spec)
+    return FlowPlan(
+        steps=flow.steps or defaults.steps,
+        noise_method=flow.noise_method,
+        noise_level=flow.noise_level,
+        joint_logprob=flow.joint_logprob,
+        ignore_last=flow.ignore_last,
+        horizon=flow.horizon or defaults.horizon,
+        action_dim=flow.action_dim,
+        max_tokens=flow.max_tokens or defaults.max_tokens,
+        tokenizer=flow.tokenizer,
+        state_token=defaults.state_token,
+        quantile_stats=defaults.quantile_stats,
+        tiny_stats=stats,
+        tiny_stats_doc=doc,
+        asset=PRESETS[spec.env.preset].openpi_asset or "vlagen",
+        tiny_patch=next(p for p in (32, 28, 16, 14, 8, 4, 2, 1) if model.image_size[0] % p == 0),
+    )
 
 
 @dataclass(frozen=True)
@@ -48,6 +121,7 @@ class ModelPlan:
     action_prefix: tuple[int, ...]  #: ids between the prompt and the action tokens
     lowercase_task: bool  #: the task text is lowercased into the prompt
     center_crop: float | None  #: area fraction of the centre crop; None: the whole frame
+    flow: FlowPlan | None = None  #: a flow family's sampler
 
     @property
     def tokens(self) -> int:
@@ -105,6 +179,18 @@ class ModelPlan:
     @property
     def modules(self) -> tuple[str, ...]:
         """The policy core's modules under ``model/``."""
+        if self.flow is not None:
+            return (
+                "__init__",
+                "__main__",
+                "actions",
+                "crop",
+                "flow_steps",
+                "inputs",
+                "network",
+                "policy",
+                "tiny",
+            )
         loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
         return ("__init__", "__main__", "action_tokens", "crop", "inputs", "policy", *loader)
 
@@ -113,6 +199,8 @@ class ModelPlan:
         """Module → template stem under ``templates/package/src/model/``: a processor
         backbone (Qwen) has its own inputs and tiny checkpoint."""
         own = {"inputs": "inputs_qwen", "tiny": "tiny_qwen"} if self.processor else {}
+        if self.flow is not None:
+            own = {"policy": "policy_flow", "tiny": "tiny_flow"}
         return {name: own.get(name, name) for name in self.modules}
 
     @property
@@ -122,8 +210,10 @@ class ModelPlan:
     @property
     def requirements(self) -> list[str]:
         reqs = [self.torch_requirement]
-        if self.family.token_based:
+        if self.family.token_based or self.flow is not None:
             reqs.append(TRANSFORMERS_REQUIREMENT)
+        if self.flow is not None:
+            reqs.append(SAFETENSORS_REQUIREMENT)
         if self.lora is not None:
             reqs.append(PEFT_REQUIREMENT)
         return reqs
@@ -142,6 +232,8 @@ def resolve_model(spec: Spec) -> Model:
     unset = model.unnorm_key is None and model.action.normalization is None
     if keyed and spec.env.task_suite and unset:
         update["unnorm_key"] = preset.stats_key.format(suite=spec.env.task_suite)
+    if FAMILIES[model.family].flow and "prompt_template" not in model.model_fields_set:
+        update["prompt_template"] = "{task}"  # openpi prompts with the task text alone
     if model.cameras is None:
         cameras = spec.env.cameras
         main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
@@ -233,4 +325,5 @@ def make_model_plan(spec: Spec, package: str) -> ModelPlan:
         else (),
         lowercase_task=family.lowercase_task,
         center_crop=center_crop(model),
+        flow=flow_plan(spec),
     )

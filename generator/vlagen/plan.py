@@ -428,6 +428,9 @@ def _model_files(package: str, model: ModelPlan) -> tuple[PlannedFile, ...]:
             PlannedFile(f"src/{model.scaffold}", f"{tpl}/custom_module.py.jinja", Mode.SCAFFOLD)
         )
     tests = ["test_model", "test_model_gpu", "test_closed_loop"]
+    if model.flow is not None:  # its own model tests, and the frameworks' code beside it
+        tests = ["test_flow", "flow_references", "test_flow_reference", "test_model_gpu"]
+        tests.append("test_closed_loop")
     if model.reference:  # the checkpoints' own modeling code, and the test against it
         tests += ["prismatic", "test_model_reference"]
     if model.qwen_reference:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actionstats import LIBERO_OPENVLA_OFT, ActionStats
+from .actionstats import LIBERO_OPENVLA_OFT, OPENPI_LIBERO, ActionStats, OpenpiStats
 from .distributions import SourceInstall
 from .spec import Env, Gymnasium
 
@@ -92,6 +92,10 @@ class PresetDecl:
             :mod:`vlagen.actionstats`).
         stats_key: How real checkpoints key their statistics (``norm_stats``) for a task
             suite, ``{suite}`` for its name: ``model.unnorm_key``'s default.
+        openpi_stats: A real π0/π0.5 checkpoint's ``norm_stats`` on this simulator, which a
+            flow family's tiny checkpoint carries (see :mod:`vlagen.actionstats`).
+        openpi_asset: The folder (openpi's ``asset_id``, its training data's name) a real
+            π0/π0.5 checkpoint keeps its ``norm_stats.json`` in.
         gpu: Whether the simulator simulates or renders on a GPU (``None``: vlagen cannot
             tell, as for any gymnasium id or your class); a framework that gives each env
             worker a GPU of its own leaves those GPUs idle for a CPU simulator.
@@ -134,6 +138,8 @@ class PresetDecl:
     gripper_closes: str = "high"
     checkpoint_stats: Mapping[str, ActionStats] = field(default_factory=dict)
     stats_key: str | None = None
+    openpi_stats: OpenpiStats | None = None
+    openpi_asset: str | None = None
     gpu: bool | None = None
     gpu_gb_per_env: float | None = None
     gpu_gb_source: str = "a simulator vlagen cannot see into (a gymnasium id or your class)"
@@ -294,6 +300,8 @@ PRESETS: dict[str, PresetDecl] = {
             actions={"delta_ee": 7},
             checkpoint_stats=LIBERO_OPENVLA_OFT,
             stats_key="{suite}_no_noops",  # the RLDS datasets OpenVLA trains on
+            openpi_stats=OPENPI_LIBERO,
+            openpi_asset="physical-intelligence/libero",  # openpi's and RLinf's LIBERO data
             needs_suite=True,
             signals=frozenset({"success"}),
             state_dims=(0, 8),

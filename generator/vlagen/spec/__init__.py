@@ -45,7 +45,7 @@ from .fields import (
     _pep440,
     scaffold_path,
 )
-from .model import Lora, Model, ModelAction, Normalization
+from .model import Flow, Lora, Model, ModelAction, Normalization
 from .training import RETIRED_KEYS, Resources, Target, Training, retired_key
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "Env",
     "EnvAction",
     "ExtraObs",
+    "Flow",
     "Gymnasium",
     "Libero",
     "Lora",

@@ -86,13 +86,71 @@ class Lora(StrictModel):
     )
 
 
+class Flow(StrictModel):
+    """A flow-matching policy's sampler (families 'pi0' and 'pi05'): the action chunk is
+    denoised from Gaussian noise in `steps` steps, and the step(s) that add noise give the
+    log-prob the RL loss needs (πRL, arXiv 2510.25889, as RLinf trains π0 and π0.5). Unset
+    fields take the family's values from RLinf 0.3's example configs."""
+
+    steps: Count(64) | None = Field(
+        default=None,
+        description="Denoising steps per decision; 1 to 64. Default: 4 for 'pi0', 5 for "
+        "'pi05' (RLinf's `num_steps` in `model/pi0.yaml`, `model/pi0_5.yaml`).",
+    )
+    noise_method: Literal["flow_sde", "flow_cps", "flow_noise"] = Field(
+        default="flow_sde",
+        description="How a training step adds noise: 'flow_sde' the reverse SDE with the "
+        "flow's marginals, 'flow_cps' a rotation of the noise estimate by pi * level / 2, "
+        "'flow_noise' a learned std per element (a small network on the expert's output, in "
+        "[0.08, 0.16]). Evaluation runs the plain ODE.",
+    )
+    noise_level: Annotated[float, Field(gt=0.0, le=4.0), NotBool] = Field(
+        default=0.5,
+        description="The SDE's and CPS's noise scale a (RLinf `noise_level`); above 0, at "
+        "most 4. Ignored by 'flow_noise'.",
+    )
+    joint_logprob: bool = Field(
+        default=False,
+        description="Every step adds noise and the log-prob averages all of them with the "
+        "initial noise's (RLinf `joint_logprob`); default one step per sample, drawn "
+        "uniformly, adds noise and is scored (the others are ODE steps).",
+    )
+    ignore_last: bool = Field(
+        default=False,
+        description="Never draw the last step as the noisy one (RLinf `ignore_last`; CPS's "
+        "last step has no noise, so its log-prob would be 0).",
+    )
+    horizon: Count(1024) | None = Field(
+        default=None,
+        description="Actions the expert denoises per decision (the checkpoint's "
+        "`action_horizon`); `model.action.chunk` of them run in the env. Default: 50 for "
+        "'pi0', 10 for 'pi05' (openpi's pi0_libero and pi05_libero).",
+    )
+    action_dim: Count(1024) = Field(
+        default=32,
+        description="The model's padded action and state width (openpi `action_dim`); the "
+        "env's `model.action.dim` are its first dimensions.",
+    )
+    max_tokens: Count(4096) | None = Field(
+        default=None,
+        description="Prompt tokens, right-padded or cut (openpi `max_token_len`). Default: 48 "
+        "for 'pi0', 200 for 'pi05'.",
+    )
+    tokenizer: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
+        default="google/paligemma-3b-pt-224",
+        description="Where the Gemma tokenizer comes from when the checkpoint folder holds "
+        "none (openpi's checkpoints do not): a Hub id or a local folder.",
+    )
+
+
 class Model(StrictModel):
     """The vision-language-action policy."""
 
     name: OneLine = Field(description="Human-readable model name, used in logs and READMEs.")
-    family: Literal["openvla", "openvla_oft", "waypoint", "custom"] = Field(
+    family: Literal["openvla", "openvla_oft", "waypoint", "custom", "pi0", "pi05"] = Field(
         description="How actions are decoded: OpenVLA autoregressive tokens, OpenVLA-OFT "
-        "parallel chunks, driving waypoints, or your own module."
+        "parallel chunks, driving waypoints, your own module, or flow matching (π0: the "
+        "state as an expert token; π0.5: the time conditions the expert's norms)."
     )
     checkpoint: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
         description="Hub id ('openvla/openvla-7b') or local path of the weights (at most 4096 "
@@ -179,6 +237,11 @@ class Model(StrictModel):
         "OpenVLA's LIBERO checkpoints name their statistics by.",
     )
     lora: Lora | None = Field(default=None, description="LoRA settings; none trains all weights.")
+    flow: Flow | None = Field(
+        default=None,
+        description="The flow-matching sampler of families 'pi0' and 'pi05' (only theirs); "
+        "unset: the family's defaults.",
+    )
     value_head: bool = Field(
         default=False,
         description="Add a value head, the critic of an algorithm that trains one (RLinf's "
@@ -206,6 +269,12 @@ class Model(StrictModel):
     def _custom_needs_class(self) -> Model:
         if (self.family == "custom") != (self.class_path is not None):
             raise ValueError("`class_path` is required for family 'custom' and only for it")
+        return self
+
+    @model_validator(mode="after")
+    def _flow_only_for_flow_families(self) -> Model:
+        if self.flow is not None and self.family not in ("pi0", "pi05"):
+            raise ValueError("`flow` is for families 'pi0' and 'pi05' only")
         return self
 
     @property

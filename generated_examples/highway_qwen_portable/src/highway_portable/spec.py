@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "55732d626d323439f7a54e39e678fafaf1f2f7e5dbb8a8847e0d719125d09093"
+SPEC_HASH: Final = "add49d57bfe85d36046bdb1bc536fdd090cbaf35da9d80cc47bacbe865383d41"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -62,6 +62,26 @@ class Lora:
 
 
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """A flow-matching policy's sampler (families 'pi0' and 'pi05'): the action chunk is
+    denoised from Gaussian noise in `steps` steps, and the step(s) that add noise
+    give the log-prob the RL loss needs (πRL, arXiv 2510.25889, as RLinf trains π0
+    and π0.5). Unset fields take the family's values from RLinf 0.3's example
+    configs.
+    """
+
+    steps: int | None
+    noise_method: str
+    noise_level: float
+    joint_logprob: bool
+    ignore_last: bool
+    horizon: int | None
+    action_dim: int
+    max_tokens: int | None
+    tokenizer: str
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """The vision-language-action policy."""
 
@@ -84,6 +104,7 @@ class Model:
     action: ModelAction
     unnorm_key: str | None
     lora: Lora | None
+    flow: Flow | None
     value_head: bool
     class_path: str | None
 
@@ -330,6 +351,7 @@ SPEC: Final = Spec(
         action=ModelAction(dim=2, chunk=1, bins=256, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
+        flow=None,
         value_head=False,
         class_path=None,
     ),

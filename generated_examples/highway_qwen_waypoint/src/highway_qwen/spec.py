@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "a7c82b29ad7b7b9068a44f9ed43b7da2c2949bc96655da2f064f4e28382b2407"
+SPEC_HASH: Final = "27d2800b5a6c0ab7508a93761ae65d66d1bf4b309de582807166d9891fb2ee5f"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -62,6 +62,26 @@ class Lora:
 
 
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """A flow-matching policy's sampler (families 'pi0' and 'pi05'): the action chunk is
+    denoised from Gaussian noise in `steps` steps, and the step(s) that add noise
+    give the log-prob the RL loss needs (πRL, arXiv 2510.25889, as RLinf trains π0
+    and π0.5). Unset fields take the family's values from RLinf 0.3's example
+    configs.
+    """
+
+    steps: int | None
+    noise_method: str
+    noise_level: float
+    joint_logprob: bool
+    ignore_last: bool
+    horizon: int | None
+    action_dim: int
+    max_tokens: int | None
+    tokenizer: str
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """The vision-language-action policy."""
 
@@ -84,6 +104,7 @@ class Model:
     action: ModelAction
     unnorm_key: str | None
     lora: Lora | None
+    flow: Flow | None
     value_head: bool
     class_path: str | None
 
@@ -330,6 +351,7 @@ SPEC: Final = Spec(
         action=ModelAction(dim=2, chunk=4, bins=256, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
+        flow=None,
         value_head=False,
         class_path=None,
     ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "83c1cd8bc24a7c54a0d2ed6bc4a929cde6b29f3c8fad77ba96db94efcf11b81b"
+SPEC_HASH: Final = "fb8401180eb634103ccb1c813dbf31abe9241c40062a5d46e721019688085ca2"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -62,6 +62,26 @@ class Lora:
 
 
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """A flow-matching policy's sampler (families 'pi0' and 'pi05'): the action chunk is
+    denoised from Gaussian noise in `steps` steps, and the step(s) that add noise
+    give the log-prob the RL loss needs (πRL, arXiv 2510.25889, as RLinf trains π0
+    and π0.5). Unset fields take the family's values from RLinf 0.3's example
+    configs.
+    """
+
+    steps: int | None
+    noise_method: str
+    noise_level: float
+    joint_logprob: bool
+    ignore_last: bool
+    horizon: int | None
+    action_dim: int
+    max_tokens: int | None
+    tokenizer: str
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """The vision-language-action policy."""
 
@@ -84,6 +104,7 @@ class Model:
     action: ModelAction
     unnorm_key: str | None
     lora: Lora | None
+    flow: Flow | None
     value_head: bool
     class_path: str | None
 
@@ -332,6 +353,7 @@ SPEC: Final = Spec(
         ),
         unnorm_key="libero_spatial_no_noops",
         lora=Lora(rank=32, alpha=32, dropout=0.0, target_modules="all-linear"),
+        flow=None,
         value_head=False,
         class_path=None,
     ),

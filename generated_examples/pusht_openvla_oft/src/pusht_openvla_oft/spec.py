@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_HASH: Final = "dafa491d2cac735924ac3915f96a2b10235fc08a5a394c7f436b25a9cfe06a48"
+SPEC_HASH: Final = "08b2cdc05d2331702e5e8cc7d0d9423aa6d1ccd452ccfb3597559f1cbda86a3f"
 VLAGEN_VERSION: Final = "0.1.0"
 
 
@@ -62,6 +62,26 @@ class Lora:
 
 
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """A flow-matching policy's sampler (families 'pi0' and 'pi05'): the action chunk is
+    denoised from Gaussian noise in `steps` steps, and the step(s) that add noise
+    give the log-prob the RL loss needs (πRL, arXiv 2510.25889, as RLinf trains π0
+    and π0.5). Unset fields take the family's values from RLinf 0.3's example
+    configs.
+    """
+
+    steps: int | None
+    noise_method: str
+    noise_level: float
+    joint_logprob: bool
+    ignore_last: bool
+    horizon: int | None
+    action_dim: int
+    max_tokens: int | None
+    tokenizer: str
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """The vision-language-action policy."""
 
@@ -84,6 +104,7 @@ class Model:
     action: ModelAction
     unnorm_key: str | None
     lora: Lora | None
+    flow: Flow | None
     value_head: bool
     class_path: str | None
 
@@ -330,6 +351,7 @@ SPEC: Final = Spec(
         action=ModelAction(dim=2, chunk=8, bins=256, normalization=None, gripper=None),
         unnorm_key=None,
         lora=None,
+        flow=None,
         value_head=False,
         class_path=None,
     ),
