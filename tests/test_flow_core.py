@@ -29,16 +29,16 @@ TESTS = ["tests/test_flow.py", "tests/test_flow_reference.py"]
 #: A sampler mutation → what it breaks.
 MUTATIONS = {
     "timestep_shifted": (
-        "t = grid[index].view(-1, 1, 1).to(x.dtype)",
-        "t = grid[(index + 1).clamp(max=steps)].view(-1, 1, 1).to(x.dtype)",
+        "t, delta = grid[:-1], grid[:-1] - grid[1:]",
+        "t, delta = grid[:-1] - 0.5 / steps, grid[:-1] - grid[1:]",
     ),
     "sigma_at_the_wrong_step": (
-        "sigmas(level, steps, x.device)[index]",
-        "sigmas(level, steps, x.device)[(index + 1).clamp(max=steps - 1)]",
+        "sigma = sigmas(level, steps, device)",
+        "sigma = sigmas(level, steps, device).roll(1)",
     ),
     "log_prob_of_the_wrong_step": (
-        "log_probs = stacked[torch.arange(n, device=noise.device), stochastic]",
-        "log_probs = stacked[torch.arange(n, device=noise.device), (stochastic + 1) % steps]",
+        "before, after = points[rows, k], points[rows, k + 1]",
+        "before, after = points[rows, k], points[rows, (k + 2).clamp(max=steps)]",
     ),
 }
 
