@@ -392,15 +392,24 @@ def memory_plan(spec: Spec, title: str, placement: Placement) -> MemoryPlan:
     family = FAMILIES[spec.model.family]
     env_gb, env_source = _env_gpu(spec)
     if not family.token_based:
-        unknown = (
-            f"the model: your module ({spec.model.class_path}) is yours to size; vlagen "
-            "counts the envs and CUDA contexts only"
-        )
+        if family.flow is not None:
+            what = f"a {family.name} model"
+            unknown = (
+                f"the model: vlagen does not size the {family.name} network yet (its weights, "
+                "the expert's gradients and optimizer state, the prefix's cache); it counts "
+                "the envs and CUDA contexts only"
+            )
+        else:
+            what = "a custom model"
+            unknown = (
+                f"the model: your module ({spec.model.class_path}) is yours to size; vlagen "
+                "counts the envs and CUDA contexts only"
+            )
         gpus = tuple(
             GpuPlan(g, (*g.extra, *_common(g, env_gb, env_source)), capacity)
             for g in placement.gpus
         )
-        return MemoryPlan(title, "a custom model", placement.how, gpus, capacity, unknown)
+        return MemoryPlan(title, what, placement.how, gpus, capacity, unknown)
     shape = BACKBONES[spec.model.backbone].shape
     trainable, what = trainable_params(spec, shape)
     # the checkpoint's parameters and what the package adds to them: adapters, a value head

@@ -34,6 +34,8 @@ class FlowPlan:
     action_dim: int
     max_tokens: int
     tokenizer: str
+    train_expert_only: bool
+    delta_actions: int  #: leading action dims predicted relative to the state
     state_token: bool
     quantile_stats: bool
     tiny_stats: dict  #: the ``norm_stats`` a tiny checkpoint holds (openpi's format)
@@ -84,6 +86,10 @@ def flow_plan(spec: Spec) -> FlowPlan | None:
         action_dim=flow.action_dim,
         max_tokens=flow.max_tokens or defaults.max_tokens,
         tokenizer=flow.tokenizer,
+        train_expert_only=flow.train_expert_only,
+        delta_actions=flow.delta_actions
+        if flow.delta_actions is not None
+        else (6 if model.family == "pi0" and spec.env.preset == "libero" else 0),
         state_token=defaults.state_token,
         quantile_stats=defaults.quantile_stats,
         tiny_stats=stats,
@@ -187,12 +193,22 @@ class ModelPlan:
                 "crop",
                 "flow_steps",
                 "inputs",
+                "local",
                 "network",
                 "policy",
                 "tiny",
             )
         loader = ("backbone", "tiny") if self.family.token_based else ("custom",)
-        return ("__init__", "__main__", "action_tokens", "crop", "inputs", "policy", *loader)
+        return (
+            "__init__",
+            "__main__",
+            "action_tokens",
+            "crop",
+            "inputs",
+            "local",
+            "policy",
+            *loader,
+        )
 
     @property
     def templates(self) -> dict[str, str]:
@@ -238,6 +254,8 @@ def resolve_model(spec: Spec) -> Model:
         cameras = spec.env.cameras
         main = next((c.name for c in cameras if c.role == "main"), cameras[0].name)
         update["cameras"] = [main]
+        if FAMILIES[model.family].flow:  # openpi's base camera, then the others (the wrist)
+            update["cameras"] += [c.name for c in cameras if c.name != main]
     if has_gripper(spec.env.action) and model.action.gripper is None:
         update["action"] = model.action.model_copy(update={"gripper": family.gripper})
     return model.model_copy(update=update) if update else model

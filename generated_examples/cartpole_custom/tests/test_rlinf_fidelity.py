@@ -364,11 +364,8 @@ def test_the_rollout_worker_predicts_with_the_registered_policy(
     assert isinstance(launched.rollout.hf_model, RLinfPolicy)
     assert isinstance(launched.actor.model, RLinfPolicy)
     inputs = launched.batch["forward_inputs"]
-    assert inputs["action_tokens"].shape == (
-        DECISIONS,
-        int(launched.cfg.env.train.total_num_envs),
-        CHUNK * DIM,
-    )
+    envs = int(launched.cfg.env.train.total_num_envs)
+    assert inputs["action_tokens"].shape == (DECISIONS, envs, CHUNK * DIM)
     assert bool(launched.batch["prev_values"].abs().sum() > 0) is SPEC.model.value_head
 
 

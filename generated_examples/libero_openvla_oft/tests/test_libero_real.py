@@ -113,6 +113,13 @@ def forcing(policy: Policy, schedule: Iterator[float]) -> Callable[..., Any]:
     return forced
 
 
+def force(
+    monkeypatch: pytest.MonkeyPatch, policy: Policy, schedule: Iterator[float]
+) -> None:
+    """Put all probability on each decision's tokens (:func:`forcing`)."""
+    monkeypatch.setattr(policy.backbone, "action_logits", forcing(policy, schedule))
+
+
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> str:
     return build_tiny(tmp_path_factory.mktemp("tiny"), seed=0)
@@ -336,8 +343,7 @@ def test_open_opens_the_gripper_through_smoke(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """smoke's loop (Policy.act, sampling, then the env core) for one episode."""
-    forced = forcing(policy, iter(SCHEDULE + (OPEN,)))
-    monkeypatch.setattr(policy.backbone, "action_logits", forced)
+    force(monkeypatch, policy, iter(SCHEDULE + (OPEN,)))
     replay = Replay(opening)
     steps = STEPS_PER_DECISION * (len(SCHEDULE) + 1)
     with core(replay, max_episode_steps=steps) as env:
@@ -368,8 +374,7 @@ def test_open_opens_the_gripper_through_rlinfs_chunk_step(
         config.actor.model.precision = "fp32"
         config.env.train.group_size = 1
     model = build_policy(config.actor.model, torch.float32)
-    forced = forcing(model.policy, iter(SCHEDULE))
-    monkeypatch.setattr(model.policy.backbone, "action_logits", forced)
+    force(monkeypatch, model.policy, iter(SCHEDULE))
     replay = Replay(opening)
     monkeypatch.setattr(
         rlinf_env,

@@ -12,6 +12,7 @@ from ..errors import Issue, did_you_mean
 from ..families import FAMILIES, SPECIAL_TOKENS
 from ..gripper import has_gripper
 from ..spec import (
+    Flow,
     Normalization,
     Spec,
     WaypointAction,
@@ -253,4 +254,50 @@ def _check_prompt(spec: Spec) -> Iterator[Issue]:
 
 
 #: This module's checks, in the order they report.
-CHECKS = (_check_action, _check_model, _check_backbone, _check_prompt)
+def _check_flow(spec: Spec) -> Iterator[Issue]:
+    """A flow family's chunk and width within what its expert denoises, its square images
+    (SigLIP's), and what its statistics and state need."""
+    model, env = spec.model, spec.env
+    defaults = FAMILIES[model.family].flow
+    if defaults is None:
+        return
+    flow = model.flow or Flow()
+    horizon, width = flow.horizon or defaults.horizon, flow.action_dim
+    if model.action.chunk > horizon:
+        yield Issue(
+            ("model", "action", "chunk"),
+            f"the env runs {model.action.chunk} actions a decision but the expert denoises "
+            f"{horizon} (model.flow.horizon)",
+        )
+    if model.action.dim > width:
+        yield Issue(
+            ("model", "action", "dim"),
+            f"{model.action.dim} action dimensions do not fit the model's {width} "
+            "(model.flow.action_dim)",
+        )
+    if defaults.state_token and (env.state_dim or 0) > width:
+        yield Issue(
+            ("env", "state_dim"),
+            f"a state of {env.state_dim} does not fit the model's {width} (model.flow.action_dim)",
+        )
+    height, side = model.image_size
+    if height != side:
+        yield Issue(
+            ("model", "image_size"),
+            f"{height}x{side} is not square; SigLIP, the π0 family's vision tower, takes squares",
+        )
+    if defaults.state_token and not env.state_dim:
+        yield Issue(
+            ("env", "state_dim"),
+            f"family {model.family!r} feeds the robot state to its action expert: set "
+            "env.state_dim (the env's proprio state)",
+        )
+    if not defaults.quantile_stats and model.action.normalization is not None:
+        yield Issue(
+            ("model", "action", "normalization"),
+            f"family {model.family!r} normalizes by mean and standard deviation, which the "
+            "checkpoint's norm_stats.json holds; q01/q99 statistics are π0.5's: leave it out",
+        )
+
+
+CHECKS = (_check_action, _check_model, _check_backbone, _check_prompt, _check_flow)

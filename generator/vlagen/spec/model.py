@@ -136,6 +136,19 @@ class Flow(StrictModel):
         description="Prompt tokens, right-padded or cut (openpi `max_token_len`). Default: 48 "
         "for 'pi0', 200 for 'pi05'.",
     )
+    delta_actions: Annotated[int, Field(ge=0, le=1024), NotBool] | None = Field(
+        default=None,
+        description="Leading action dimensions the model predicts relative to the state "
+        "(openpi's `extra_delta_transform`: the un-normalized state's first dimensions are "
+        "added back). Default: 6 for 'pi0' on preset libero (openpi's and RLinf's pi0_libero), "
+        "0 otherwise (pi05_libero predicts actions as they are).",
+    )
+    train_expert_only: bool = Field(
+        default=True,
+        description="Train the action expert and the heads only, the vision-language prefix "
+        "frozen (RLinf's `train_expert_only`, true in its π0 and π0.5 configs): the prefix "
+        "then runs without gradients when the trainer re-scores.",
+    )
     tokenizer: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
         default="google/paligemma-3b-pt-224",
         description="Where the Gemma tokenizer comes from when the checkpoint folder holds "

@@ -78,6 +78,8 @@ class Flow:
     horizon: int | None
     action_dim: int
     max_tokens: int | None
+    delta_actions: int | None
+    train_expert_only: bool
     tokenizer: str
 
 

@@ -104,10 +104,19 @@ def prompt_length(spec: Spec) -> int:
 def _reward_type(spec: Spec, algorithm: str) -> str:
     """``action_level`` (a reward, advantage and loss-mask entry per action column), as RLinf's
     OpenVLA and OpenVLA-OFT examples; ``chunk_level`` for gae with chunks, since the value
-    head predicts one value per decision, not one per column."""
-    if algorithm == "gae" and spec.model.action.chunk > 1:
+    head predicts one value per decision, not one per column, and for a flow family, as
+    every RLinf OpenPI example."""
+    flow = FAMILIES[spec.model.family].flow is not None
+    if flow or (algorithm == "gae" and spec.model.action.chunk > 1):
         return "chunk_level"
     return "action_level"
+
+
+def _logprob_type(spec: Spec) -> str:
+    """``token_level`` (the loss's ratio per action token) for a token family; for a flow
+    family ``chunk_level``, as every RLinf OpenPI example: the stochastic step's log-density
+    summed over the chunk's env actions, one ratio per decision."""
+    return "chunk_level" if FAMILIES[spec.model.family].flow is not None else "token_level"
 
 
 def type_names(spec: Spec) -> tuple[str, str]:
@@ -143,7 +152,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
     algorithm_cfg: dict[str, Any] = {
         "group_size": group,
         "reward_type": _reward_type(spec, algorithm),
-        "logprob_type": "token_level",
+        "logprob_type": _logprob_type(spec),
         "entropy_type": "token_level",
         "adv_type": algorithm,
         "loss_type": LOSS_TYPES[algorithm],
@@ -209,7 +218,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
         "max_prompt_length": max_prompt_length,
         "temperature_train": temperature,  # ours: read by build_policy
     }
-    if model.family != "custom":
+    if FAMILIES[model.family].token_based:
         actor_model["attn_implementation"] = attn
         actor_model["trust_remote_code"] = model.trust_remote_code
     # No wrap_policy: RLinf's get_fsdp_wrap_policy then wraps each class the policy's
@@ -227,11 +236,13 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
         "limit_all_gathers": False,
         "backward_prefetch": None,
         "use_orig_params": model.lora is not None,  # see is_lora
-        "mixed_precision": {
-            "param_dtype": precision,
-            "reduce_dtype": precision,
-            "buffer_dtype": precision,
-        },
+        # A flow family's parameters are bfloat16 but the norms and SigLIP's embeddings,
+        # which openpi keeps in float32: FSDP casts none of them (RLinf's OpenPI examples'
+        # mixed precision is their precision, null), so the actor computes as the rollout.
+        "mixed_precision": dict.fromkeys(
+            ("param_dtype", "reduce_dtype", "buffer_dtype"),
+            None if FAMILIES[model.family].flow is not None else precision,
+        ),
         "amp_autocast": {"enabled": False, "precision": "bf16"},
         "grad_scaler": {"enabled": False},
     }

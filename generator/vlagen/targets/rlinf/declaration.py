@@ -66,8 +66,9 @@ LINES = {
     ),
     "0.3": RlinfLine(
         "rlinf[embodied]==0.3.0",
-        # 0.3 resolves models through a registry, so any policy the package builds can register.
-        ("openvla", "openvla_oft", "waypoint", "custom"),
+        # 0.3 resolves models through a registry, so any policy the package builds can
+        # register; it trains π0 and π0.5 itself (its OpenPI model), by the same formulas.
+        ("openvla", "openvla_oft", "waypoint", "custom", "pi0", "pi05"),
         RlinfVersion(
             tag="v0.3",
             schema="rlinf_0_3",

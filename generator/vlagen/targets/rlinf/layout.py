@@ -4,6 +4,7 @@ against the examples' layout (its snapshot, :mod:`.snapshot`)."""
 
 from __future__ import annotations
 
+from ...families import FAMILIES
 from ..common.config_schema import flat_keys, load_schema, value_fits
 
 #: Example keys the generated config leaves out, by prefix, and why.
@@ -99,7 +100,7 @@ VALUE_LR, BOOTSTRAP = "actor.optim.value_lr", "algorithm.bootstrap_type"
 
 def exempt_keys(config: dict, family: str) -> tuple[str, ...]:
     """Example keys ``config`` (of a ``family`` policy) leaves out: nothing would read them."""
-    exempt = TOKEN_FAMILY_KEYS if family == "custom" else ()
+    exempt = () if FAMILIES[family].token_based else TOKEN_FAMILY_KEYS
     value_head = config["actor"]["model"]["add_value_head"]
     if not value_head:
         exempt += (VALUE_LR,)

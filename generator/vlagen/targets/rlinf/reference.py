@@ -235,6 +235,13 @@ def nearest(spec: Spec, index: int) -> tuple[Example, str]:
 def _no_example(family: str) -> str:
     if family in ("openvla", "openvla_oft"):
         return ""
+    if FAMILIES[family].flow is not None:
+        return (
+            f"; RLinf 0.3's own {family} examples (its OpenPI ones, e.g. "
+            "`libero_spatial_grpo_openpi_pi05.yaml`) are not yet compared here key by key, "
+            "and this one's sampling keys do not apply to a flow policy (it samples by its "
+            "noisy step, `model.flow`)"
+        )
     return (
         f"; RLinf 0.3 ships no example for a {family} policy, and its OpenVLA-OFT examples' "
         "sampling and optimizer settings apply to any policy of binned action tokens"

@@ -12,10 +12,8 @@ and a PPO ratio starts at 1. Log-softmax runs in float32 whatever the model's dt
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -27,8 +25,9 @@ from .action_tokens import (
     Normalizer,
     canonical_actions,
 )
-from .custom import CHECKPOINT, CheckpointError, PolicyModule, load_module, scores
+from .custom import CHECKPOINT, PolicyModule, load_module, scores
 from .inputs import ImagePreprocessor, ModelInputs, prompts, to_device
+from .local import require_local
 
 FAMILY = "custom"
 DECODING = "module"  # autoregressive | parallel | module
@@ -58,30 +57,6 @@ class PolicyOutput:
 
 def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def require_local(checkpoint: str) -> None:
-    """Fail early, naming the folder, where ``checkpoint`` is written as a local path
-    (``./dir``, ``../dir``, ``/dir``, ``~/dir``) that does not exist; a Hub id (``org/name``)
-    or a URL (``hdfs://...``, which verl copies down) is left to the loader.
-
-    Raises:
-        CheckpointError: The folder is missing; the message says how to write a tiny
-            random checkpoint there.
-    """
-    pathlike = checkpoint.startswith((".", "/", "~", "\\")) or checkpoint.count("/") > 1
-    pathlike = pathlike and "://" not in checkpoint
-    folder = Path(checkpoint).expanduser()
-    if not pathlike or folder.exists():
-        return
-    build = f"python -m {__package__} tiny {shlex.quote(checkpoint)}"
-    where = "" if folder.is_absolute() else f" (looked for {folder.absolute()})"
-    raise CheckpointError(
-        f"checkpoint folder {checkpoint!r} does not exist{where}. "
-        "Save a trained checkpoint there or point model.checkpoint (smoke: --checkpoint) at "
-        f"one; to try the package, write a tiny random checkpoint of the spec's shape there: "
-        f"{build}"
-    )
 
 
 def _pick(
