@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .backbones import BACKBONES
+from .families import FAMILIES
 from .rounding import ADAM_SETTLED, full_weights, kept, lora_a, smallest_rate
 from .spec import Spec
 from .targets import TargetDecl
@@ -42,6 +43,9 @@ class UpdateNote:
     settled: float  #: the share a settled step changes (:func:`~vlagen.rounding.kept`)
     enough: float  #: the smallest learning rate whose settled steps change half of them
     dtype: str = "bfloat16"  #: the weights' dtype
+    own_dtypes: bool = False
+    """The config computes in each weight's own dtype (a flow family's: FSDP casts none, as
+    RLinf's OpenPI examples), so float32 weights compute in float32 too."""
 
     @property
     def warns(self) -> bool:
@@ -65,9 +69,13 @@ class UpdateNote:
             f"; the rest are below half a {self.dtype} unit and are rounded away, so the policy "
             f"may not move. Fix: training.learning_rate {self.enough:g} or more (its settled "
             f"steps change half of them), or float32 weights for the optimizer: {held.key}: "
-            f"{held.float32} in the target's config block, targets[i].config (the compute stays "
-            f"{self.dtype} through its mixed precision; the weights and their gradients take "
-            "twice the memory)."
+            f"{held.float32} in the target's config block, targets[i].config ("
+            + (
+                "the actor then computes in float32 too: this config's FSDP casts no weight; "
+                if self.own_dtypes
+                else f"the compute stays {self.dtype} through its mixed precision; "
+            )
+            + "the weights and their gradients take twice the memory)."
         )
 
 
@@ -94,4 +102,5 @@ def update_note(spec: Spec, index: int, target: TargetDecl) -> UpdateNote | None
         kept(lr, weights, dtype, settled=True),
         smallest_rate(weights, dtype=dtype, settled=True),
         dtype,
+        own_dtypes=FAMILIES[spec.model.family].flow is not None,
     )
