@@ -1,10 +1,11 @@
 """The flow families (π0, π0.5) as vlagen generates them, on RLinf, the one target that
-takes them yet: π0.5's package passes its flow core's tests (which compare it with verl
-0.7.1's network and log-prob, RLinf's sampler and re-scoring, transformers' π0), its RLinf
-tests (RLinf's own env worker, rollout, advantage and FSDP actor over the package) and its
-learning run through RLinf's loop; π0's core passes its own; and the core's reference tests
-fail under a one-off mutation of the sampler: a timestep shifted, the SDE's sigma taken at
-the wrong step, the log-prob of the wrong step.
+takes π0.5 yet (π0's learning run does not learn yet, and RLinf refuses it, saying so).
+π0.5's package passes its flow core's tests (which compare it with verl 0.7.1's network and
+log-prob, RLinf's sampler and re-scoring, transformers' π0), its RLinf tests (RLinf's own
+env worker, rollout, advantage and FSDP actor over the package) and its learning run
+through RLinf's loop; π0's core passes its own (generated without the checks, which refuse
+π0 on RLinf); and the core's reference tests fail under a one-off mutation of the sampler:
+a timestep shifted, the SDE's sigma taken at the wrong step, the log-prob of the wrong step.
 
 There is no example spec of a flow family yet (its README's reference table and memory plan
 are not done): the spec is the LIBERO example's, made a flow family's.
