@@ -6,7 +6,7 @@ checks read them to reject a spec whose family cannot drive its env.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["FAMILIES", "SPECIAL_TOKENS", "FamilyDecl"]
 
@@ -25,6 +25,10 @@ class FlowDefaults:
     max_tokens: int
     state_token: bool  #: the state is an expert token (π0) rather than unused (π0.5 LIBERO)
     quantile_stats: bool  #: q01/q99 normalization (π0.5) rather than mean/std (π0)
+    adaptive_norms: bool  #: the time conditions the expert's norms (π0.5's adaptive RMSNorm)
+    delta_actions: dict[str, int] = field(default_factory=dict)
+    """Preset → leading action dims the family's checkpoints predict relative to the state
+    there (openpi's ``extra_delta_transform``); 0 elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,13 @@ FAMILIES: dict[str, FamilyDecl] = {
             summary="a flow-matching action expert over a PaliGemma prefix, the state as "
             "its first token",
             flow=FlowDefaults(
-                steps=4, horizon=50, max_tokens=48, state_token=True, quantile_stats=False
+                steps=4,
+                horizon=50,
+                max_tokens=48,
+                state_token=True,
+                quantile_stats=False,
+                adaptive_norms=False,
+                delta_actions={"libero": 6},  # openpi's and RLinf's pi0_libero
             ),
         ),
         FamilyDecl(
@@ -102,7 +112,12 @@ FAMILIES: dict[str, FamilyDecl] = {
             summary="a flow-matching action expert over a PaliGemma prefix, the time "
             "conditioning its norms",
             flow=FlowDefaults(
-                steps=5, horizon=10, max_tokens=200, state_token=False, quantile_stats=True
+                steps=5,
+                horizon=10,
+                max_tokens=200,
+                state_token=False,
+                quantile_stats=True,
+                adaptive_norms=True,
             ),
         ),
         FamilyDecl(

@@ -38,6 +38,7 @@ class FlowPlan:
     delta_actions: int  #: leading action dims predicted relative to the state
     state_token: bool
     quantile_stats: bool
+    adaptive_norms: bool  #: π0.5's time-conditioned expert norms
     tiny_stats: dict  #: the ``norm_stats`` a tiny checkpoint holds (openpi's format)
     tiny_stats_doc: str  #: where they come from, in words
     asset: str  #: the folder under the checkpoint that holds ``norm_stats.json``
@@ -89,8 +90,9 @@ def flow_plan(spec: Spec) -> FlowPlan | None:
         train_expert_only=flow.train_expert_only,
         delta_actions=flow.delta_actions
         if flow.delta_actions is not None
-        else (6 if model.family == "pi0" and spec.env.preset == "libero" else 0),
+        else defaults.delta_actions.get(spec.env.preset, 0),
         state_token=defaults.state_token,
+        adaptive_norms=defaults.adaptive_norms,
         quantile_stats=defaults.quantile_stats,
         tiny_stats=stats,
         tiny_stats_doc=doc,
