@@ -28,6 +28,7 @@ FITS = {
     "highway_qwen_portable": {"areal 1.0", "rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
     "highway_qwen_waypoint": {"areal 1.0", "rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
     "libero_openvla_oft": {"rlinf 0.2", "rlinf 0.3", "siirl 0.2", "verl 0.7"},
+    "libero_pi05": {"rlinf 0.3"},
     "navsim_waypoint": {"rlinf 0.2", "rlinf 0.3", "siirl 0.2"},
     "pusht_openvla_oft": {"rlinf 0.2", "rlinf 0.3", "verl 0.7"},
 }
@@ -62,6 +63,8 @@ def test_no_example_spec_is_refused_for_its_batch_numbers() -> None:
     batch = ("training.groups", "training.envs", "training.mini_batches", "training.micro_")
     for name in FITS:
         for fit in _fits(name):
+            if any(i.dotted == "model.family" for i in fit.problems):
+                continue  # a target that cannot train the model has no batch to fit
             assert not [i.message for i in fit.problems if i.dotted.startswith(batch)], name
 
 
@@ -298,3 +301,18 @@ def test_a_config_block_that_validates_still_fits() -> None:
         "rlinf 0.3",
     }
     assert all(not f.problems for f in fits(text, "c.yaml") if f.declared)
+
+
+def test_the_flow_example_is_refused_where_the_frameworks_code_cannot_train_it() -> None:
+    """verl, siiRL and AReaL refuse π0.5 citing the lines of their own code that rule it out,
+    and each says where it trains."""
+    refused = {f.target.framework: f for f in _fits("libero_pi05") if f.problems}
+    assert {"verl", "siirl", "areal"} <= refused.keys()
+    for framework in ("verl", "siirl", "areal"):
+        family = [i for i in refused[framework].problems if i.dotted == "model.family"]
+        assert len(family) == 1, framework
+        message = family[0].message
+        assert len(re.findall(r"\.py:\d+", message)) >= 3, message
+        assert message.endswith("use target rlinf 0.3, whose actor re-scores the chain"), message
+        # the flow network is the family's own: no backbone refusal beside it
+        assert not [i for i in refused[framework].problems if i.dotted == "model.backbone"]

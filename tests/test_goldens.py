@@ -25,6 +25,7 @@ from conftest import (
     uninstall,
 )
 from refresh_goldens import render_example
+from vlagen.families import FAMILIES
 from vlagen.load import load_spec
 from vlagen.plan import make_plan
 
@@ -88,7 +89,13 @@ def test_goldens_are_ruff_clean() -> None:
 #: others, pusht's two training steps of verl and the AReaL example's rollout loop and FSDP
 #: update among them, take 1.5-2 on 2 cores): cartpole's package has no fidelity harness to
 #: install beyond RLinf's; LIBERO's installs the simulator and runs its tests on it.
-MINUTES = {"cartpole_custom": 1, "libero_openvla_oft": 5}
+MINUTES = {"cartpole_custom": 1, "libero_openvla_oft": 5, "libero_pi05": 4}
+#: Simulator (env preset) → the one golden of it whose fresh-venv run includes the tests of
+#: the real simulator alone (marker ``simulator``: its steps, resets and checks, no policy):
+#: their code is the env's, the same in every golden of the simulator but for the spec's env
+#: block, so the others leave them out (LIBERO's take a minute a golden; highway's goldens
+#: each run theirs, in seconds).
+SIMULATOR_GOLDENS = {"libero": "libero_openvla_oft"}
 #: The one golden whose fresh-venv run includes the process-control tests of the env pool
 #: and the env server (signals, deadlines, shutdown, hostile clients) and RLinf's launch
 #: export in a fresh interpreter (its own Python importing the package's registration, as
@@ -120,19 +127,24 @@ def test_golden_passes_its_own_tests_in_a_fresh_venv(
     for source in plan.framework_sources:  # the README's checkout: here the archive, extracted
         checkout = request.getfixturevalue(SOURCE_FIXTURES[source.folder])
         install(python, ["--no-deps", "-e", str(checkout)])
+    if FAMILIES[plan.spec.model.family].flow is not None:  # compared with verl's pi0_torch
+        request.getfixturevalue("verl_src")  # which no wheel ships: VERL_SRC names it
     real = plan.env.probe is not None
     if real:  # the README's `sim` extra: the simulator, which the tests then run on
         install(python, [f"torch=={version('torch')}", "-e", ".[sim]"], cwd=package)
     before = _files(package)
+    # the learning run (python -m <pkg>.learn) runs from the README, in this suite's
+    # preloaded Python (tests/test_readme_commands.py): a fresh venv doubles its cost
+    markers = ["not learning"]
+    if spec.stem != PROCESS_CONTROL_GOLDEN:
+        markers += ["not process_control", "not fresh_interpreter"]
+    if SIMULATOR_GOLDENS.get(plan.spec.env.preset, spec.stem) != spec.stem:
+        markers.append("not simulator")
     run_package_tests(
         package,
         real_simulator=plan.env.preset.backend == "gymnasium" or real,
         python=python,
-        # the learning run (python -m <pkg>.learn) runs from the README, in this suite's
-        # preloaded Python (tests/test_readme_commands.py): a fresh venv doubles its cost
-        markers="not learning"
-        if spec.stem == PROCESS_CONTROL_GOLDEN
-        else "not process_control and not fresh_interpreter and not learning",
+        markers=" and ".join(markers),
     )
     assert _files(package) == before, "the package's tests wrote into its folder"
     if spec.stem == PROCESS_CONTROL_GOLDEN:

@@ -51,8 +51,8 @@ SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  #: ``NAME=value`` before a co
 #: The learning runs the README's ``python -m <pkg>.learn`` runs here, per golden, as
 #: ``--target`` options (a golden not named: its learn command is not run here). Each
 #: framework's learning run runs on one golden at least, RLinf's on one of each model family
-#: (highway_openvla's OpenVLA, LIBERO's OpenVLA-OFT, NAVSIM's waypoints, cartpole's custom
-#: policy; the portable highway example's is OpenVLA's family on a Qwen backbone, whose
+#: (highway_openvla's OpenVLA, LIBERO's OpenVLA-OFT and π0.5, NAVSIM's waypoints, cartpole's
+#: custom policy; the portable highway example's is OpenVLA's family on a Qwen backbone, whose
 #: learning AReaL's control in tests/test_learning.py shows); the others stay within the
 #: suite's budget by running once: siiRL's on highway_openvla (a third of LIBERO's cost),
 #: verl's on PushT. AReaL's takes some 4 minutes of CPU per golden
@@ -64,6 +64,7 @@ LEARNING = {
     "cartpole_custom": ("rlinf",),
     "highway_openvla": ("rlinf", "siirl"),
     "libero_openvla_oft": ("rlinf",),
+    "libero_pi05": ("rlinf",),
     "navsim_waypoint": ("rlinf",),
     "pusht_openvla_oft": ("verl",),
 }

@@ -75,3 +75,14 @@ def test_float16_weights_are_checked_too() -> None:
     note = _plan(text).update_notes["rlinf"]
     assert note.dtype == "float16" and "weights in float16" in note.text
     assert note.share > _plan(_libero("1.0e-6")).update_notes["rlinf"].share
+
+
+def test_a_flow_family_is_told_its_float32_parts_keep_their_steps() -> None:
+    """π0.5's expert is bfloat16 but its norms and heads are float32 (openpi's layout), and
+    RLinf's own π0.5 examples train it at 5e-6: the fix leads with float32 weights, not a
+    rate 50 times theirs."""
+    note = _plan((REPO / "specs" / "libero_pi05.yaml").read_text()).update_notes["rlinf"]
+    assert note.warns and note.text.startswith("RLinf 0.3 holds the expert's trainable weights")
+    fix = note.text.split("Fix: ", 1)[1]
+    assert fix.startswith("float32 weights for the optimizer: actor.model.precision: fp32")
+    assert "train this layout at 5e-6" in fix and "training.learning_rate" not in fix

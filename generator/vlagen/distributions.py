@@ -74,6 +74,7 @@ VETTED: dict[str, Distribution] = _vetted(
     ("transformers", "https://github.com/huggingface/transformers", ""),
     ("peft", "https://github.com/huggingface/peft", ""),
     ("pillow", "https://github.com/python-pillow/Pillow", ""),
+    ("safetensors", "https://github.com/huggingface/safetensors", ""),  # openpi's checkpoints
     ("imageio", "https://github.com/imageio/imageio", ""),
     ("pytest", "https://github.com/pytest-dev/pytest", ""),
     ("pyzmq", "https://github.com/zeromq/pyzmq", ""),  # the env server's transport

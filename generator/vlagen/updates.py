@@ -11,7 +11,7 @@ AReaL and siiRL keep float32 weights for their optimizers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .backbones import BACKBONES
 from .families import FAMILIES
@@ -55,8 +55,9 @@ class UpdateNote:
     def text(self) -> str:
         held = self.target.weights_dtype
         assert held is not None
+        trained = "the expert's trainable weights" if self.own_dtypes else "the trainable weights"
         line = (
-            f"{self.target.title} {self.target.version} holds the trainable weights in "
+            f"{self.target.title} {self.target.version} holds {trained} in "
             f"{self.dtype} ({held.key}, read by {held.source}), and AdamW steps them there: at "
             f"training.learning_rate {self.lr:g}, its first steps (about the rate, per weight) "
             f"change {self.share:.0%} of the {self.weights}, its settled ones (about normal, "
@@ -65,17 +66,26 @@ class UpdateNote:
         )
         if not self.warns:
             return line + "."
-        return line + (
+        rounded = (
             f"; the rest are below half a {self.dtype} unit and are rounded away, so the policy "
-            f"may not move. Fix: training.learning_rate {self.enough:g} or more (its settled "
-            f"steps change half of them), or float32 weights for the optimizer: {held.key}: "
-            f"{held.float32} in the target's config block, targets[i].config ("
-            + (
-                "the actor then computes in float32 too: this config's FSDP casts no weight; "
-                if self.own_dtypes
-                else f"the compute stays {self.dtype} through its mixed precision; "
+            "may not move. Fix: "
+        )
+        float32 = (
+            f"float32 weights for the optimizer: {held.key}: {held.float32} in the target's "
+            "config block, targets[i].config ("
+        )
+        if self.own_dtypes:  # a flow family: its float32 norms and heads keep every step
+            return line + (
+                f"{rounded}{float32}the actor then computes in float32 too: this config's "
+                "FSDP casts no weight; the weights and their gradients take twice the "
+                "memory). The norms and heads, float32 as openpi keeps them, keep every step; "
+                "and RLinf's own π0.5 examples train this layout at 5e-6. A learning rate "
+                f"that keeps half the expert's steps ({self.enough:g}) is far above theirs."
             )
-            + "the weights and their gradients take twice the memory)."
+        return line + (
+            f"{rounded}training.learning_rate {self.enough:g} or more (its settled steps "
+            f"change half of them), or {float32}the compute stays {self.dtype} through its "
+            "mixed precision; the weights and their gradients take twice the memory)."
         )
 
 
@@ -93,6 +103,9 @@ def update_note(spec: Spec, index: int, target: TargetDecl) -> UpdateNote | None
         return None
     backbone = BACKBONES[spec.model.backbone]
     weights = lora_a(backbone.width) if spec.model.lora else full_weights()
+    flow = FAMILIES[spec.model.family].flow is not None
+    if flow:  # openpi keeps the expert's norms and the action and time heads in float32
+        weights = replace(weights, name="expert's bfloat16 " + weights.name)
     lr = spec.training.learning_rate
     return UpdateNote(
         target,
@@ -102,5 +115,5 @@ def update_note(spec: Spec, index: int, target: TargetDecl) -> UpdateNote | None
         kept(lr, weights, dtype, settled=True),
         smallest_rate(weights, dtype=dtype, settled=True),
         dtype,
-        own_dtypes=FAMILIES[spec.model.family].flow is not None,
+        own_dtypes=flow,
     )

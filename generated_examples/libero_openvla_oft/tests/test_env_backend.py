@@ -59,6 +59,7 @@ def test_the_smoke_run_says_what_is_missing_without_a_traceback(
     assert "Traceback" not in err
 
 
+@pytest.mark.simulator
 @pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
 def test_real_simulator_steps() -> None:
     # the spec's workers: a simulator with one engine per process gets a worker per env
@@ -68,6 +69,7 @@ def test_real_simulator_steps() -> None:
         assert np.isfinite(reward).all()
 
 
+@pytest.mark.simulator
 @pytest.mark.skipif(not _installed(SIMULATOR), reason="needs the simulator")
 def test_fast_render_turns_reflections_off_after_every_reset(
     real_backend, monkeypatch

@@ -215,6 +215,7 @@ def test_a_missing_info_key_1_fails_naming_it() -> None:
     assert "info['success']" in found and "is missing" in found
 
 
+@pytest.mark.simulator
 def test_the_libero_backend_passes_the_checks_one_instance_can_show(
     real_backend,
 ) -> None:

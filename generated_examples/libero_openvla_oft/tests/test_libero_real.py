@@ -177,6 +177,7 @@ def test_observations_are_siirls(real_backend: Any, monkeypatch) -> None:
     np.testing.assert_allclose(ours["state"], state, rtol=0, atol=1e-6)
 
 
+@pytest.mark.simulator
 def test_a_resets_arguments_give_one_start_on_any_instance(
     real_backend: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

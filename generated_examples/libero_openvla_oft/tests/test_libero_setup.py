@@ -258,6 +258,7 @@ def test_the_installed_libero_is_named_from_its_metadata() -> None:
     )
 
 
+@pytest.mark.simulator
 @needs_libero
 def test_real_libero_builds_a_scene_without_a_terminal_or_the_real_home(
     tmp_path,

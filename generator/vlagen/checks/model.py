@@ -298,6 +298,13 @@ def _check_flow(spec: Spec) -> Iterator[Issue]:
             f"family {model.family!r} normalizes by mean and standard deviation, which the "
             "checkpoint's norm_stats.json holds; q01/q99 statistics are π0.5's: leave it out",
         )
+    if spec.training.temperature is not None:
+        yield Issue(
+            ("training", "temperature"),
+            f"family {model.family!r} samples by its noisy denoising step, not a temperature: "
+            "leave training.temperature out and set model.flow.noise_level (its default, "
+            f"{flow.noise_level:g}, is RLinf's)",
+        )
 
 
 CHECKS = (_check_action, _check_model, _check_backbone, _check_prompt, _check_flow)

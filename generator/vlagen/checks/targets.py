@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator
 
 from ..errors import Issue, closest, did_you_mean
+from ..families import FAMILIES
 from ..spec import Spec
 from ..spec.fields import read_as_bool
 from ..targets import TargetDecl, all_targets, find_target, unsupported
@@ -72,7 +73,10 @@ def target_fits(spec: Spec, decl: TargetDecl, index: int) -> Iterator[Issue]:
     algorithm = spec.targets[index].algorithm
     if algorithm not in decl.algorithms:
         yield Issue(("targets", index, "algorithm"), _no_algorithm(decl, algorithm))
-    if spec.model.backbone not in decl.backbones:
+    # a flow family's network is its own (PaliGemma and an expert): model.backbone lays out
+    # the token families' inputs only
+    flow = FAMILIES[spec.model.family].flow is not None
+    if not flow and spec.model.backbone not in decl.backbones:
         yield Issue(
             ("model", "backbone"),
             f"{decl.title} {decl.version} (targets[{index}]) lays out inputs for backbone "

@@ -20,6 +20,7 @@ from .areal.plan import (
 )
 from .areal.reference import comparison
 from .common.config_schema import load_schema
+from .common.flow import flow_notes
 
 if TYPE_CHECKING:
     from ..spec import Spec
@@ -42,6 +43,19 @@ TARGET = TargetDecl(
         "the group-relative credit (no critic: AReaL has none for vision-language models)",
     },
     model_families=("openvla", "waypoint"),
+    family_notes=flow_notes(
+        "AReaL 1.0.4's FSDP engine takes the model's outputs.logits "
+        "(areal/engine/fsdp_engine.py:747) and turns them into log-probs of the next "
+        "input_ids by a softmax over the vocabulary (gather_logprobs_entropy, "
+        "fsdp_engine.py:1989-1998), the only log-probs its PPO loss receives "
+        "(fsdp_engine.py:2107; areal/trainer/ppo/actor.py:346-361, 408-429), as do the "
+        "Megatron and Archon actors, PPOTrainer's only others (areal/trainer/rl_trainer.py:"
+        "955-970; areal/engine/megatron_engine.py:122, 900); its rollouts are "
+        "tokens with token log-probs from SGLang or vLLM servers "
+        "(rl_trainer.py:1031-1064; areal/engine/sglang_remote.py:120-121). A flow policy's "
+        "log-prob is the Gaussian density of a noisy denoising step: neither AReaL's servers "
+        "nor its loss path has one"
+    ),
     backbones=("qwen2_5_vl", "qwen3_vl"),
     backbone_note="AReaL's FSDP engine loads causal LMs and the vision-language models of "
     "VALID_VISION_MODELS (areal/engine/core/model.py) only, which OpenVLA/Prismatic and LLaVA "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import TargetDecl, WarningFilter
 from .common.config_schema import load_schema
+from .common.flow import flow_notes
 from .siirl.checks import CUSTOM_NOTE, siirl_checks, siirl_resources
 from .siirl.contract import CONTRACT
 from .siirl.layout import SCHEMA
@@ -44,7 +45,19 @@ TARGET = TargetDecl(
     requirement="siirl==0.2.0",
     algorithms=ALGORITHMS,
     model_families=("openvla", "openvla_oft", "waypoint"),
-    family_notes={"custom": CUSTOM_NOTE},
+    family_notes=flow_notes(
+        "siiRL 0.2.0's embodied actor scores categorical action tokens only: "
+        "RobDataParallelPPOActor log-softmaxes the module's logits at the integer responses "
+        "(logprobs_from_logits, entropy_from_logits: engine/actor/embodied_actor.py:149-152, "
+        "171-175, 214-217, 235-239), an embodied_type other than openvla or openvla-oft is "
+        "refused (engine/fsdp_workers.py:392, 765-766), and the rollout keeps only each step's "
+        "responses, input_ids, attention_mask and pixel_values "
+        "(engine/rollout/embodied_rollout.py:421-426), which with finish_step and the "
+        "computed old_log_probs and advantages are all the actor reads "
+        "(engine/actor/embodied_actor.py:355, 387): a flow policy's denoising chain, whose "
+        "noisy step its log-prob scores, never reaches the actor"
+    )
+    | {"custom": CUSTOM_NOTE},
     backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
     contract=CONTRACT,
     checks=(siirl_checks, siirl_resources),

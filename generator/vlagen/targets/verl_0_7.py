@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import FrameworkSource, TargetDecl, WeightsDtype
 from .common.config_schema import load_schema
+from .common.flow import flow_notes
 from .verl.checks import verl_checks
 from .verl.contract import CONTRACT
 from .verl.layout import SCHEMA, VLA
@@ -82,7 +83,19 @@ TARGET = TargetDecl(
     # the package's own rollout and actor bring the spec's family.
     model_families=("openvla", "openvla_oft", "waypoint"),
     backbones=("llava", "qwen2_5_vl", "qwen3_vl"),
-    family_notes={
+    family_notes=flow_notes(
+        f"verl 0.7.1 trains its own π0/π0.5 ({VLA}/models/pi0_torch) with SAC only:"
+        " its worker builds PI0RolloutRob and RobDataParallelSACActor only when algorithm "
+        f"is sac ({VLA}/fsdp_workers.py:96-101, 281-289), and the Gaussian step log-prob "
+        f"({VLA}/models/pi0_torch/modeling_pi0_torch.py:261-339) is reached only through "
+        f"sac_forward_actor on a freshly sampled chain ({VLA}/sac/sac_actor.py:245, 277). Its "
+        "PPO and GRPO actor scores action tokens: it asserts a 32000-token vocabulary and takes "
+        f"logprobs_from_logits over logits[..., -320:-64] ({VLA}/dp_rob.py:119-127, 154-161), "
+        "and it keeps only responses, input_ids, attention_mask, pixel_values, response_mask, "
+        f"old_log_probs and advantages ({VLA}/dp_rob.py:202, 238-247), so a flow policy's "
+        "stored denoising chain, its noisy step and its state never reach the re-scoring"
+    )
+    | {
         "custom": "verl 0.7.1's launch reads a Hugging Face tokenizer and transformers "
         "config at actor_rollout_ref.model.path: main_ppo.main_task loads the tokenizer "
         f"({VLA}/main_ppo.py:101, hf_tokenizer), the trainer sends its pad and eos ids "

@@ -138,6 +138,10 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
     total = training.in_flight
     rollout_epoch = training.episodes // total
     precision = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[model.dtype]
+    # Where vlagen's own choice is free, a flow family takes what every RLinf OpenPI PPO
+    # and GRPO example sets (examples/embodiment/config/*_openpi*.yaml at v0.3): a clip
+    # of 0.2 either side, AdamW's beta2 0.95, and unsharded FSDP.
+    flow = FAMILIES[model.family].flow is not None
     max_prompt_length = prompt_length(spec)
     sampling = {
         "do_sample": True,
@@ -157,7 +161,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
         "adv_type": algorithm,
         "loss_type": LOSS_TYPES[algorithm],
         "entropy_bonus": 0,
-        "clip_ratio_high": 0.28 if algorithm in GROUPED else 0.2,
+        "clip_ratio_high": 0.28 if algorithm in GROUPED and not flow else 0.2,
         "clip_ratio_low": 0.2,
         "gamma": 0.99 if algorithm == "gae" else 1.0,
         "gae_lambda": 0.95 if algorithm == "gae" else 1.0,
@@ -228,7 +232,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
     # name holds "value_head" and RLinf's build_optimizer gives it optim.value_lr.
     fsdp: dict[str, Any] = {
         "strategy": "fsdp",
-        "sharding_strategy": "full_shard",
+        "sharding_strategy": "no_shard" if flow else "full_shard",
         "gradient_checkpointing": gradient_checkpointing(spec, index),
         "cpu_offload": False,
         "enable_gradient_accumulation": True,
@@ -241,7 +245,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
         # mixed precision is their precision, null), so the actor computes as the rollout.
         "mixed_precision": dict.fromkeys(
             ("param_dtype", "reduce_dtype", "buffer_dtype"),
-            None if FAMILIES[model.family].flow is not None else precision,
+            None if flow else precision,
         ),
         "amp_autocast": {"enabled": False, "precision": "bf16"},
         "grad_scaler": {"enabled": False},
@@ -287,7 +291,7 @@ def rlinf_config(spec: Spec, index: int, version: RlinfVersion) -> dict[str, Any
             "optim": {
                 "lr": training.learning_rate,
                 "adam_beta1": 0.9,
-                "adam_beta2": 0.999,
+                "adam_beta2": 0.95 if flow else 0.999,
                 "adam_eps": 1.0e-8,
                 "weight_decay": 0.0,
                 "clip_grad": 1.0,

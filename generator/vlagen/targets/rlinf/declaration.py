@@ -94,6 +94,13 @@ FAMILY_NOTES = {
     "24 updates): use family pi05",
 }
 
+#: Why the 0.2 line takes no flow family: vlagen's choice, not RLinf's.
+V0_2_NOTES = {
+    "pi05": "RLinf 0.2 trains π0.5 itself by 0.3's formulas, but vlagen builds the flow "
+    "families' adapter for RLinf 0.3 only (its model registry and chunk-level loss are what "
+    "the package's tests run): use target rlinf 0.3",
+}
+
 RLINF_TEST_WARNINGS = (
     WarningFilter(
         "ignore:`torch.jit.script` is deprecated:DeprecationWarning:torch.jit._script",
@@ -144,7 +151,7 @@ def rlinf_target(version_line: str) -> TargetDecl:
         algorithm_aliases=RLINF_ALIASES,
         critics=("gae",),
         model_families=line.families,
-        family_notes=FAMILY_NOTES,
+        family_notes=FAMILY_NOTES if "pi05" in line.families else FAMILY_NOTES | V0_2_NOTES,
         # The package's policy core lays its inputs out per backbone; RLinf only stacks
         # and splits the batch-first tensors predict_action_batch returns (policy.py).
         backbones=("llava", "qwen2_5_vl", "qwen3_vl"),

@@ -22,6 +22,7 @@ from ..common.placement import gpu_count
 from ..common.reference import Comparison, Key, Reference, compare, decided, flat
 
 if TYPE_CHECKING:
+    from ...modelplan import FlowPlan
     from ...spec import Spec
     from .config import RlinfVersion
 
@@ -206,12 +207,90 @@ EXAMPLES = {
 }
 
 
+#: RLinf's π0.5 LIBERO-Spatial examples (πRL): ``precision`` null leaves the dtypes to
+#: openpi (``to_bfloat16_for_selected_params``: the PaliGemma and the expert in bfloat16).
+_OPENPI_PI05 = {
+    "actor.model.model_path": "/path/to/model/RLinf-Pi05-LIBERO-SFT",
+    "actor.model.precision": None,
+    "lora": None,
+    "actor.model.num_steps": 3,
+    "actor.model.num_action_chunks": 5,
+    "actor.model.openpi.noise_method": "flow_sde",
+    "actor.model.openpi.noise_level": 0.5,
+    "actor.model.openpi.train_expert_only": True,
+    "actor.fsdp_config.gradient_checkpointing": False,
+    "actor.fsdp_config.cpu_offload": False,
+    "actor.fsdp_config.sharding_strategy": "no_shard",
+    "actor.fsdp_config.mixed_precision.param_dtype": None,
+    "actor.enable_offload": False,
+    "rollout.enable_offload": False,
+    "actor.optim.lr": 5e-6,
+    "actor.optim.adam_beta2": 0.95,
+    "actor.optim.weight_decay": 0.01,
+    "actor.optim.clip_grad": 1.0,
+    "actor.micro_batch_size": 128,
+    "actor.global_batch_size": 2048,
+    "algorithm.reward_type": "chunk_level",
+    "algorithm.logprob_type": "chunk_level",
+    "algorithm.clip_ratio_high": 0.2,
+    "algorithm.clip_ratio_low": 0.2,
+    "env.train.total_num_envs": 64,
+    "env.train.rollout_epoch": 8,
+    "env.train.max_episode_steps": 240,
+    "processes": LIBERO_PROCESSES,
+    "cluster.component_placement": {"actor,env,rollout": "all"},
+    "rollout.pipeline_stage_num": 1,
+}
+
+EXAMPLES |= {
+    e.name: e
+    for e in (
+        Example(
+            "libero_spatial_grpo_openpi_pi05",
+            "π0.5 on LIBERO-Spatial, GRPO (πRL's Flow-SDE), the action expert fine-tuned",
+            "libero_spatial",
+            "pi0_5",
+            _OPENPI_PI05
+            | {
+                "algorithm.adv_type": "grpo",
+                "algorithm.filter_rewards": True,
+                "algorithm.rewards_lower_bound": 0.1,
+                "algorithm.rewards_upper_bound": 0.9,
+                "algorithm.reward_coef": 1.0,
+                "env.train.group_size": 8,
+            },
+        ),
+        Example(
+            "libero_spatial_ppo_openpi_pi05",
+            "π0.5 on LIBERO-Spatial, PPO with a value head on the VLM prefix (πRL's Flow-SDE)",
+            "libero_spatial",
+            "pi0_5",
+            _OPENPI_PI05
+            | {
+                "actor.optim.value_lr": 1e-4,
+                "algorithm.adv_type": "gae",
+                "algorithm.gamma": 0.99,
+                "algorithm.gae_lambda": 0.95,
+                "env.train.group_size": 1,
+            },
+        ),
+    )
+}
+
+
 def nearest(spec: Spec, index: int) -> tuple[Example, str]:
     """RLinf's example nearest the spec's target ``index``, and why it is the nearest: the
     model family first (OpenVLA-OFT or OpenVLA), then the algorithm (PPO's ``gae`` or a
     grouped one), then the simulator (LIBERO or ManiSkill, for OpenVLA-OFT with GRPO)."""
     family, preset = spec.model.family, spec.env.preset
     ppo = spec.targets[index].algorithm == "gae"  # the actor-only ones are nearer GRPO's
+    if FAMILIES[family].flow is not None:
+        name = f"libero_spatial_{'ppo' if ppo else 'grpo'}_openpi_pi05"
+        same = "simulator and algorithm" if preset == "libero" else "algorithm"
+        return EXAMPLES[name], (
+            f"RLinf's π0.5 example with {'PPO' if ppo else 'GRPO'} on LIBERO, a flow policy "
+            f"as this spec's, and this spec's {same}"
+        )
     if family == "openvla":
         name = "maniskill_ppo_openvla" if ppo else "maniskill_grpo_openvla"
         return EXAMPLES[name], (
@@ -235,13 +314,6 @@ def nearest(spec: Spec, index: int) -> tuple[Example, str]:
 def _no_example(family: str) -> str:
     if family in ("openvla", "openvla_oft"):
         return ""
-    if FAMILIES[family].flow is not None:
-        return (
-            f"; RLinf 0.3's own {family} examples (its OpenPI ones, e.g. "
-            "`libero_spatial_grpo_openpi_pi05.yaml`) are not yet compared here key by key, "
-            "and this one's sampling keys do not apply to a flow policy (it samples by its "
-            "noisy step, `model.flow`)"
-        )
     return (
         f"; RLinf 0.3 ships no example for a {family} policy, and its OpenVLA-OFT examples' "
         "sampling and optimizer settings apply to any policy of binned action tokens"
@@ -250,9 +322,10 @@ def _no_example(family: str) -> str:
 
 def sampling_temperature(spec: Spec, index: int) -> float:
     """The rollout's sampling temperature: ``training.temperature``, else the nearest
-    example's ``temperature_train``."""
-    example = nearest(spec, index)[0].values["rollout.sampling_params.temperature_train"]
-    return decided(spec.training.temperature, float(example))
+    example's ``temperature_train`` (1 for a flow policy, which samples by its noisy step:
+    RLinf's OpenPI examples set none, and the package's flow policy reads only ``do_sample``)."""
+    example = nearest(spec, index)[0].values.get("rollout.sampling_params.temperature_train")
+    return decided(spec.training.temperature, 1.0 if example is None else float(example))
 
 
 def gradient_checkpointing(spec: Spec, index: int) -> bool:
@@ -269,6 +342,11 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
     with why each of this package's values differs where it does."""
     example, why_nearest = nearest(spec, index)
     v = dict(example.values)
+    # imported here: modelplan loads the spec's pydantic models, which `vlagen targets diff`
+    # (it imports every declaration) must not
+    from ...modelplan import flow_plan
+
+    flow = flow_plan(spec)
     if version.tag == "v0.2" and example.v0_2_path is not None:
         v["actor.model.model_path"] = example.v0_2_path
     lora = spec.model.lora
@@ -286,7 +364,17 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
             "a placeholder path in the reference; this spec's checkpoint here",
         ),
         Key(
-            "actor.model.precision", v["actor.model.precision"], "`model.dtype`", "the spec's dtype"
+            "actor.model.precision",
+            v["actor.model.precision"],
+            "`model.dtype`",
+            "the spec's dtype"
+            if flow is None
+            else "RLinf leaves an OpenPI model's dtypes to openpi at null; the package's "
+            "policy lays a flow checkpoint out as openpi does at bfloat16 (the PaliGemma and "
+            "the expert in bfloat16, its norms, SigLIP's embeddings and the action and time "
+            "heads in float32) when this key is bf16, and RLinf's null would build it in "
+            "float32",
+            shown="null (openpi's own dtypes)" if v["actor.model.precision"] is None else None,
         ),
         Key(
             "fine-tuning",
@@ -365,24 +453,7 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
             _OFFLOAD_WHY.format(key="rollout.enable_offload", what="the rollout's weights"),
         ),
         Key("actor.fsdp_config.cpu_offload", v["actor.fsdp_config.cpu_offload"], "fixed"),
-        Key(
-            f"{sampling}.temperature_train",
-            v["rollout.sampling_params.temperature_train"],
-            "`training.temperature` (default: this reference's)",
-            "the spec's `training.temperature`",
-        ),
-        Key(
-            f"{sampling}.temperature_eval",
-            v["rollout.sampling_params.temperature_eval"],
-            "fixed",
-            "greedy evaluation here (0: the most likely action token)",
-        ),
-        Key(
-            f"{sampling}.top_k",
-            v["rollout.sampling_params.top_k"],
-            "fixed",
-            _top_k_why(v["rollout.sampling_params.top_k"]),
-        ),
+        *(_sampling_keys(v, sampling) if flow is None else _flow_keys(v, flow)),
         Key(
             "algorithm.adv_type",
             v["algorithm.adv_type"],
@@ -397,7 +468,11 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
             if "algorithm.gamma" in v
             else []
         ),
-        Key("algorithm.clip_ratio_high", v["algorithm.clip_ratio_high"], "fixed, per algorithm"),
+        Key(
+            "algorithm.clip_ratio_high",
+            v["algorithm.clip_ratio_high"],
+            "fixed, per algorithm and family",
+        ),
         Key("algorithm.clip_ratio_low", v["algorithm.clip_ratio_low"], "fixed"),
         *(_filter_keys(v, spec) if "algorithm.filter_rewards" in v else []),
         *_batch_keys(v, rounds),
@@ -456,6 +531,86 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
             f"{CONFIGS}/training_backend/fsdp.yaml",
         ),
     )
+
+
+def _sampling_keys(v: dict[str, Any], sampling: str) -> list[Key]:
+    """The token sampling keys of an OpenVLA(-OFT) example."""
+    return [
+        Key(
+            f"{sampling}.temperature_train",
+            v["rollout.sampling_params.temperature_train"],
+            "`training.temperature` (default: this reference's)",
+            "the spec's `training.temperature`",
+        ),
+        Key(
+            f"{sampling}.temperature_eval",
+            v["rollout.sampling_params.temperature_eval"],
+            "fixed",
+            "greedy evaluation here (0: the most likely action token)",
+        ),
+        Key(
+            f"{sampling}.top_k",
+            v["rollout.sampling_params.top_k"],
+            "fixed",
+            _top_k_why(v["rollout.sampling_params.top_k"]),
+        ),
+    ]
+
+
+def _flow_keys(v: dict[str, Any], flow: FlowPlan) -> list[Key]:
+    """An OpenPI example's flow keys beside the spec's ``model.flow`` (the package's policy
+    reads its own, resolved; RLinf's ``actor.model.openpi`` is read by RLinf's model only)."""
+    spec_flow = "(the package's policy reads it from its spec, not RLinf's key)"
+    return [
+        Key(
+            "actor.model.num_steps",
+            v["actor.model.num_steps"],
+            f"`model.flow.steps` {spec_flow}",
+            "the spec's `model.flow.steps`",
+            here=flow.steps,
+        ),
+        Key(
+            "actor.model.num_action_chunks",
+            v["actor.model.num_action_chunks"],
+            "`model.action.chunk`",
+            "the spec's chunk: the actions of a decision the env runs",
+        ),
+        Key(
+            "actor.model.openpi.noise_method",
+            v["actor.model.openpi.noise_method"],
+            f"`model.flow.noise_method` {spec_flow}",
+            "the spec's `model.flow.noise_method`",
+            here=flow.noise_method,
+        ),
+        Key(
+            "actor.model.openpi.noise_level",
+            v["actor.model.openpi.noise_level"],
+            f"`model.flow.noise_level` {spec_flow}",
+            "the spec's `model.flow.noise_level`",
+            here=flow.noise_level,
+        ),
+        Key(
+            "actor.model.openpi.train_expert_only",
+            v["actor.model.openpi.train_expert_only"],
+            f"`model.flow.train_expert_only` {spec_flow}",
+            "the spec's `model.flow.train_expert_only`",
+            here=flow.train_expert_only,
+        ),
+        Key("algorithm.reward_type", v["algorithm.reward_type"], "fixed, for a flow family"),
+        Key("algorithm.logprob_type", v["algorithm.logprob_type"], "fixed, for a flow family"),
+        Key(
+            "actor.fsdp_config.sharding_strategy",
+            v["actor.fsdp_config.sharding_strategy"],
+            "fixed, for a flow family",
+        ),
+        Key(
+            "actor.fsdp_config.mixed_precision.param_dtype",
+            v["actor.fsdp_config.mixed_precision.param_dtype"],
+            "fixed, for a flow family (null whatever `actor.model.precision`)",
+            shown="null (follows `actor.model.precision`)",
+        ),
+        Key("actor.optim.adam_beta2", v["actor.optim.adam_beta2"], "fixed, for a flow family"),
+    ]
 
 
 _OFFLOAD_WHY = (
