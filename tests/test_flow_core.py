@@ -21,6 +21,7 @@ from vlagen.api import generate, write
 from vlagen.spec import Spec
 
 LIBERO = next(s for s in SPECS if s.stem == "libero_openvla_oft")
+PI05 = next(s for s in SPECS if s.stem == "libero_pi05")
 TESTS = ["tests/test_flow.py", "tests/test_flow_reference.py"]
 
 #: A sampler mutation → what it breaks.
@@ -59,6 +60,30 @@ def generated(family: str, out: Path) -> Path:
     """The package ``vlagen new`` writes for :func:`flow_spec` of ``family`` into ``out``."""
     write(generate(flow_spec(family)), out, fresh=True)
     return out
+
+
+@pytest.mark.slow
+def test_pi05_with_ppo_trains_its_value_head_through_rlinfs_loop_and_learns(
+    tmp_path: Path,
+) -> None:
+    """The golden is GRPO; RLinf's other π0.5 LIBERO example is PPO with a value head on the
+    VLM prefix (``libero_spatial_ppo_openpi_pi05.yaml``): RLinf's env worker, rollout, GAE
+    and actor over the package, and its learning run through RLinf's loop."""
+    data = yaml.safe_load(PI05.read_text())
+    data["model"]["value_head"] = True
+    data["targets"] = [{"framework": "rlinf", "version": "0.3", "algorithm": "gae"}]
+    data["training"].update(groups=512, group_size=1)
+    package = tmp_path / "pi05_gae"
+    write(generate(Spec.model_validate(data)), package, fresh=True)
+    readme = (package / "README.md").read_text()
+    assert "libero_spatial_ppo_openpi_pi05.yaml" in readme
+    output = run_package_tests(
+        package,
+        real_simulator=False,
+        only=["tests/test_rlinf.py", "tests/test_rlinf_fidelity.py", "tests/test_learning.py"],
+        markers="not process_control and not fresh_interpreter",
+    )
+    assert "skipped" not in output, output
 
 
 @pytest.mark.slow

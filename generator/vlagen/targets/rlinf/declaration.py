@@ -90,8 +90,9 @@ LINES = {
 FAMILY_NOTES = {
     "pi0": "RLinf trains π0 (rlinf/models/embodiment/openpi), and the package's π0 policy "
     "core passes its tests against RLinf's and verl's code, but vlagen's learning run of a "
-    "π0 package through RLinf's loop does not learn yet (its top quarter 0.39 to 0.29 over "
-    "24 updates): use family pi05",
+    "π0 package through RLinf's loop does not learn yet (over 24 updates its top quarter "
+    "went 0.36 to 0.25 and its bottom one 0.34 to 0.12, at the rate and AdamW settings "
+    "under which π0.5's learns): use family pi05",
 }
 
 #: Why the 0.2 line takes no flow family: vlagen's choice, not RLinf's.

@@ -487,7 +487,8 @@ def reference(spec: Spec, index: int, version: RlinfVersion) -> Reference:
                     f"env set `env.workers: {per_worker}` (one per env, as RLinf)",
                     here=LIBERO_PROCESSES
                     if spec.env.workers == per_worker
-                    else f"{spec.env.workers} processes for the {per_worker} envs of each "
+                    else f"{spec.env.workers} process{'es' if spec.env.workers > 1 else ''} "
+                    f"for the {per_worker} envs of each "
                     "env worker",
                     words=True,
                 )
