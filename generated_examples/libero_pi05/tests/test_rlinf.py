@@ -641,6 +641,43 @@ def test_a_local_checkpoint_folder_that_does_not_exist_stops_in_one_paragraph(
     ), err
 
 
+def test_a_checkpoint_folder_without_a_tokenizer_stops_before_ray_where_the_hubs_does_not_load(
+    checkpoint: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The policy falls back to the Hub's Gemma tokenizer, a gated repository: where it does
+    not load (no licence accepted, no login) the launch says so in one paragraph, before Ray
+    starts. An empty folder stands in for the Hub's tokenizer (no network here)."""
+    import shutil
+
+    import torch.multiprocessing as mp
+
+    from libero_pi05.model import policy
+    from libero_pi05.targets.rlinf import train
+
+    monkeypatch.setattr(mp, "set_start_method", lambda *args, **kwargs: None)
+    unloadable = tmp_path / "gated"
+    unloadable.mkdir()
+    monkeypatch.setattr(policy, "TOKENIZER", str(unloadable))
+    folder = shutil.copytree(checkpoint, tmp_path / "no-tokenizer")
+    for name in (
+        "tokenizer.json",
+        "tokenizer.model",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+    ):
+        (folder / name).unlink(missing_ok=True)
+    cfg = _launchable(tmp_path, [f"rollout.model.model_path={folder}"])
+    with pytest.raises(SystemExit) as stopped:
+        train.main.__wrapped__(cfg)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"'{folder}' (rollout.model.model_path) has no tokenizer" in err, err
+    assert str(unloadable) in err and "HF_TOKEN" in err and err.count("\n") == 1, err
+
+
 def test_relative_paths_become_absolute_for_rays_workers(tmp_path: Path) -> None:
     from libero_pi05.targets.rlinf.train import absolute_paths
 

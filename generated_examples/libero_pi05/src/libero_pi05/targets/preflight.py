@@ -31,6 +31,35 @@ def require_checkpoint(path: str, key: str) -> None:
         require_local(path)
     except CheckpointError as exc:
         raise CheckpointError(f"{exc} (here: {key}=DIR)") from None
+    if Path(path, "config.json").is_file():  # a checkpoint folder, not a Hub id
+        require_tokenizer(Path(path), key)
+
+
+def require_tokenizer(folder: Path, key: str) -> None:
+    """The tokenizer the policy loads for ``folder``: its own, else the Hub's ``TOKENIZER``,
+    a gated repository (a licence to accept, and a login): loaded here, not in a worker
+    after Ray has started.
+
+    Raises:
+        CheckpointError: Neither loads, saying what to do.
+    """
+    from ..model.policy import TOKENIZER, load_tokenizer
+
+    try:
+        load_tokenizer(folder)
+    except (
+        OSError,
+        ValueError,
+    ) as exc:  # a gated or unreachable repository; no tokenizer
+        reason = (
+            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        )
+        raise CheckpointError(
+            f"checkpoint folder '{folder}' ({key}) has no tokenizer (tokenizer.json or "
+            f"tokenizer.model), and {TOKENIZER}'s, which the policy then loads, did not load "
+            f"({reason}): accept its licence on the Hub and log in (HF_TOKEN), or copy its "
+            "tokenizer files into the folder"
+        ) from None
 
 
 def joins_a_cluster() -> bool:
