@@ -56,7 +56,7 @@ def test_rlinf_0_2_to_0_3_names_the_real_differences() -> None:
     assert diff.env == () and diff.observation == ()  # RLinf kept the env contract
     assert diff.algorithms == ()
     # vlagen trains π0.5 on 0.3 only (its adapter is tested there)
-    assert [(c.kind, c.name) for c in diff.model_families] == [("+", "pi05")]
+    assert [(c.kind, c.name) for c in diff.model_families] == [("+", "pi0"), ("+", "pi05")]
 
 
 def _mirror(change: Change) -> Change:

@@ -2,10 +2,10 @@
 (``generated_examples/libero_pi05``) runs its flow core's tests (against verl 0.7.1's network
 and log-prob, RLinf's sampler and re-scoring, transformers' π0) and RLinf's own loop and
 update over it in a fresh venv (tests/test_goldens.py), and its learning run from its README
-(tests/test_readme_commands.py). Here: π0's core passes its own tests (generated without the
-checks, which refuse π0 on RLinf: its learning run does not learn yet), and the core's
-reference tests fail under a one-off mutation of the sampler: a timestep shifted, the SDE's
-sigma taken at the wrong step, the log-prob of the wrong step.
+(tests/test_readme_commands.py). Here: the example as π0 passes the same and learns through
+RLinf's loop; π0.5 with PPO trains its value head through RLinf's GAE and learns; and the
+core's reference tests fail under a one-off mutation of the sampler: a timestep shifted, the
+SDE's sigma taken at the wrong step, the log-prob of the wrong step.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import yaml
 
 from conftest import GOLDENS, SPECS, run_package_tests
 from vlagen.api import generate, write
-from vlagen.spec import Spec
+from vlagen.load import load_spec_text
 
-LIBERO = next(s for s in SPECS if s.stem == "libero_openvla_oft")
 PI05 = next(s for s in SPECS if s.stem == "libero_pi05")
 TESTS = ["tests/test_flow.py", "tests/test_flow_reference.py"]
 
@@ -41,25 +40,14 @@ MUTATIONS = {
 }
 
 
-def flow_spec(family: str) -> Spec:
-    """The LIBERO example as a flow family on RLinf: its chunk of 5 (RLinf's π0.5 LIBERO
-    configs' ``num_action_chunks``)."""
-    data = yaml.safe_load(LIBERO.read_text())
-    data["project"]["name"] = f"libero-{family}"
-    model = data["model"]
-    for key in ("prompt_template", "unnorm_key", "trust_remote_code", "lora"):
-        model.pop(key, None)
-    model.update(family=family, checkpoint="RLinf/RLinf-Pi05-LIBERO-SFT")
-    model["action"] = {"dim": 7, "chunk": 5}
-    data["env"]["max_episode_steps"] = 515
-    data["targets"] = [{"framework": "rlinf", "version": "0.3", "algorithm": "grpo"}]
-    return Spec.model_validate(data)
+def pi05_example(**changes: object) -> dict:
+    """The π0.5 LIBERO example's spec as data, ``changes`` made to its ``model``."""
+    data = yaml.safe_load(PI05.read_text())
+    data["model"].update(changes)
+    return data
 
 
-def generated(family: str, out: Path) -> Path:
-    """The package ``vlagen new`` writes for :func:`flow_spec` of ``family`` into ``out``."""
-    write(generate(flow_spec(family)), out, fresh=True)
-    return out
+RLINF_TESTS = ["tests/test_rlinf.py", "tests/test_rlinf_fidelity.py", "tests/test_learning.py"]
 
 
 @pytest.mark.slow
@@ -69,29 +57,39 @@ def test_pi05_with_ppo_trains_its_value_head_through_rlinfs_loop_and_learns(
     """The golden is GRPO; RLinf's other π0.5 LIBERO example is PPO with a value head on the
     VLM prefix (``libero_spatial_ppo_openpi_pi05.yaml``): RLinf's env worker, rollout, GAE
     and actor over the package, and its learning run through RLinf's loop."""
-    data = yaml.safe_load(PI05.read_text())
-    data["model"]["value_head"] = True
+    data = pi05_example(value_head=True)
     data["targets"] = [{"framework": "rlinf", "version": "0.3", "algorithm": "gae"}]
     data["training"].update(groups=512, group_size=1)
     package = tmp_path / "pi05_gae"
-    write(generate(Spec.model_validate(data)), package, fresh=True)
+    write(generate(load_spec_text(yaml.safe_dump(data), "gae.yaml").spec), package, fresh=True)
     readme = (package / "README.md").read_text()
     assert "libero_spatial_ppo_openpi_pi05.yaml" in readme
     output = run_package_tests(
         package,
         real_simulator=False,
-        only=["tests/test_rlinf.py", "tests/test_rlinf_fidelity.py", "tests/test_learning.py"],
+        only=RLINF_TESTS,
         markers="not process_control and not fresh_interpreter",
     )
     assert "skipped" not in output, output
 
 
 @pytest.mark.slow
-def test_the_pi0_core_passes_its_tests_against_the_frameworks_code(
+def test_the_example_as_pi0_passes_its_tests_through_rlinf_and_learns(
     tmp_path: Path, verl_src: Path
 ) -> None:
-    package = generated("pi0", tmp_path / "pi0")
-    output = run_package_tests(package, real_simulator=False, only=TESTS)
+    """π0 (its state token, the time MLP, a 50-step horizon, 4 steps, delta actions on
+    LIBERO): its core against verl's, RLinf's and transformers' code, RLinf's own loop and
+    update over it, and its learning run through RLinf's loop."""
+    data = pi05_example(family="pi0", flow={"noise_method": "flow_sde", "noise_level": 0.5})
+    data["project"]["name"] = "libero-pi0"
+    package = tmp_path / "pi0"
+    write(generate(load_spec_text(yaml.safe_dump(data), "pi0.yaml").spec), package, fresh=True)
+    output = run_package_tests(
+        package,
+        real_simulator=False,
+        only=[*TESTS, *RLINF_TESTS],
+        markers="not process_control and not fresh_interpreter",
+    )
     assert "skipped" not in output, output
 
 

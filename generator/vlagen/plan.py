@@ -215,11 +215,11 @@ class Plan:
         rate is sized for the full model, and a tiny one barely moves at it within a few dozen
         updates. LoRA adapters (r32 at the tiny width 64) train both factors of a nearly
         full-rank update, and oscillate at full fine-tuning's rate: they take a third of it.
-        So does a flow family's expert, fine-tuned to contract its chain, under the AdamW
-        beta2 of 0.95 RLinf's OpenPI examples set: the π0.5 LIBERO example's top quarter
-        went 0.33 to 0.35 at 3e-3 and 0.53 to 0.83 at 1e-3 (1e-2 collapsed it to 0)."""
-        slow = self.spec.model.lora is not None or FAMILIES[self.spec.model.family].flow is not None
-        return LEARNING_RATE_LORA if slow else LEARNING_RATE_FULL
+        A flow family's is its own (:attr:`~vlagen.families.FlowDefaults.learning_rate`)."""
+        flow = FAMILIES[self.spec.model.family].flow
+        if flow is not None:
+            return flow.learning_rate
+        return LEARNING_RATE_LORA if self.spec.model.lora is not None else LEARNING_RATE_FULL
 
     @property
     def cluster(self) -> str:
@@ -493,7 +493,7 @@ def _parity_targets(targets: tuple[PlannedTarget, ...]) -> tuple[RunTarget, ...]
 
 
 LEARNING_RATE_FULL = 3e-3  #: :attr:`Plan.learning_rate` without LoRA
-LEARNING_RATE_LORA = 1e-3  #: with LoRA, or for a flow family
+LEARNING_RATE_LORA = 1e-3  #: with LoRA
 
 #: A target's learning run, in its template folder: ``learn`` and ``require`` (see the
 #: package's ``learn.py``).

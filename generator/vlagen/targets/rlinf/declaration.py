@@ -67,9 +67,8 @@ LINES = {
     "0.3": RlinfLine(
         "rlinf[embodied]==0.3.0",
         # 0.3 resolves models through a registry, so any policy the package builds can
-        # register; it trains π0.5 itself (its OpenPI model), by the same formulas (π0: see
-        # FAMILY_NOTES).
-        ("openvla", "openvla_oft", "waypoint", "custom", "pi05"),
+        # register; it trains π0 and π0.5 itself (its OpenPI model), by the same formulas.
+        ("openvla", "openvla_oft", "waypoint", "custom", "pi0", "pi05"),
         RlinfVersion(
             tag="v0.3",
             schema="rlinf_0_3",
@@ -86,21 +85,12 @@ LINES = {
     ),
 }
 
-#: Why a family RLinf's own code trains is not taken yet.
-FAMILY_NOTES = {
-    "pi0": "RLinf trains π0 (rlinf/models/embodiment/openpi), and the package's π0 policy "
-    "core passes its tests against RLinf's and verl's code, but vlagen's learning run of a "
-    "π0 package through RLinf's loop does not learn yet (over 24 updates its top quarter "
-    "went 0.36 to 0.25 and its bottom one 0.34 to 0.12, at the rate and AdamW settings "
-    "under which π0.5's learns): use family pi05",
-}
-
 #: Why the 0.2 line takes no flow family: vlagen's choice, not RLinf's.
-V0_2_NOTES = {
-    "pi05": "RLinf 0.2 trains π0.5 itself by 0.3's formulas, but vlagen builds the flow "
+V0_2_FLOW = (
+    "RLinf 0.2 trains π0 and π0.5 itself by 0.3's formulas, but vlagen builds the flow "
     "families' adapter for RLinf 0.3 only (its model registry and chunk-level loss are what "
-    "the package's tests run): use target rlinf 0.3",
-}
+    "the package's tests run): use target rlinf 0.3"
+)
 
 RLINF_TEST_WARNINGS = (
     WarningFilter(
@@ -152,7 +142,7 @@ def rlinf_target(version_line: str) -> TargetDecl:
         algorithm_aliases=RLINF_ALIASES,
         critics=("gae",),
         model_families=line.families,
-        family_notes=FAMILY_NOTES if "pi05" in line.families else FAMILY_NOTES | V0_2_NOTES,
+        family_notes={} if "pi05" in line.families else dict.fromkeys(("pi0", "pi05"), V0_2_FLOW),
         # The package's policy core lays its inputs out per backbone; RLinf only stacks
         # and splits the batch-first tensors predict_action_batch returns (policy.py).
         backbones=("llava", "qwen2_5_vl", "qwen3_vl"),

@@ -70,9 +70,13 @@ def make_vector(num_envs: int, *, check_every_step: bool = False) -> InProcessVe
 
 
 class LearningBackend(SyntheticBackend):
-    """The stand-in's observations; one step, a success in the aimed quarter of the first
-    control channel. The aim is read at every reset: a run may keep its envs (AReaL's
-    workflow pools them) from one aimed quarter to the next."""
+    """The stand-in's frames with a zero state, the same every episode; one step, a success
+    in the aimed quarter of the first control channel. The aim is read at every reset: a
+    run may keep its envs (AReaL's workflow pools them) from one aimed quarter to the next.
+    The state is zero rather than the stand-in's random one: a policy that adds its state
+    back to its actions (π0's delta actions on LIBERO) would otherwise move its first
+    control by the state, whole groups of episodes landing in or out of the quarter
+    together, and not by its own sampling, which is what the run trains."""
 
     def __init__(self, index: int) -> None:
         super().__init__(index)
@@ -83,6 +87,12 @@ class LearningBackend(SyntheticBackend):
         _, info = super().reset(seed=seed, task_id=task_id, state_id=state_id)
         self._frame = self._offset = 0  # the same frames every episode
         return self._observe(), info
+
+    def _observe(self) -> Obs:
+        obs = super()._observe()
+        if "state" in obs:
+            obs["state"] = np.zeros_like(obs["state"])
+        return obs
 
     def step(self, control: np.ndarray) -> tuple[Obs, float, bool, bool, dict]:
         normalized = self._normalize(np.asarray(control, dtype=np.float64)).reshape(-1)
