@@ -11,6 +11,8 @@ SDE's sigma taken at the wrong step, the log-prob of the wrong step.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,10 @@ def test_the_example_as_pi0_passes_its_tests_through_rlinf_and_learns(
     data["project"]["name"] = "libero-pi0"
     package = tmp_path / "pi0"
     write(generate(load_spec_text(yaml.safe_dump(data), "pi0.yaml").spec), package, fresh=True)
+    for args in (["check"], ["format", "--check"]):  # its π0-only code, which no golden has
+        ruff = [sys.executable, "-m", "ruff", *args, "--no-cache", "."]
+        done = subprocess.run(ruff, cwd=package, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout
     output = run_package_tests(
         package,
         real_simulator=False,

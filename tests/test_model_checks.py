@@ -289,3 +289,15 @@ def test_the_qwen_reference_classes_are_transformers_own_for_the_model_type() ->
         (model_type,) = decl.model_types
         assert PROCESSOR_MAPPING_NAMES[model_type] == decl.processor_class
         assert MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type] == decl.tiny_model
+
+
+def test_delta_actions_need_a_state_and_actions_as_wide() -> None:
+    """Action dims predicted relative to the state (openpi's delta actions) add the state's
+    leading dims back: there must be as many in both."""
+    data = yaml.safe_load((REPO / "specs" / "libero_pi05.yaml").read_text())
+    data["model"]["flow"]["delta_actions"] = 9
+    (line,) = spec_errors(data)
+    assert line.endswith(
+        "model.flow.delta_actions: 9 action dimensions relative to the state need a state "
+        "and actions of 9 dimensions at least (env.state_dim 8, model.action.dim 7)"
+    ), line

@@ -172,6 +172,22 @@ def test_actions_un_normalize_with_openpis_statistics(checkpoint: str) -> None:
     torch.testing.assert_close(low, torch.tensor(stats["q01"]), atol=1e-6, rtol=0)
 
 
+def test_statistics_wider_than_the_values_apply_to_their_leading_channels(
+    checkpoint: str,
+) -> None:
+    """As openpi slices them (``transforms.Normalize``): statistics padded to the model's
+    width normalize an env's narrower values by their leading channels."""
+    stats = read_norm_stats(checkpoint)["actions"]
+    padded = {key: [*values, *values[:1] * 4] for key, values in stats.items()}
+    values = torch.linspace(-1, 1, 5)[:, None].expand(5, DIM)
+    torch.testing.assert_close(
+        Normalizer(padded).normalize(values), Normalizer(stats).normalize(values)
+    )
+    torch.testing.assert_close(
+        Normalizer(padded).unnormalize(values), Normalizer(stats).unnormalize(values)
+    )
+
+
 def test_model_actions_reach_both_ends_of_the_gripper(policy: Policy) -> None:
     """The gripper channel of a normalized -1 and +1 opens and closes (canonical -1 open,
     +1 close): statistics that squeezed it would leave the gripper stuck."""

@@ -50,21 +50,27 @@ class Normalizer:
         self.width = len(stats["q01" if QUANTILE else "mean"])
 
     def normalize(self, values: torch.Tensor) -> torch.Tensor:
-        head, tail = values[..., : self.width].float(), values[..., self.width :]
+        w = min(
+            self.width, values.shape[-1]
+        )  # statistics wider than the values: as openpi, sliced
+        head, tail = values[..., :w].float(), values[..., w:]
         if QUANTILE:
-            scaled = (head - self.low) / (self.high - self.low + EPS) * 2.0 - 1.0
-            scaled = torch.where(self.mask, scaled, head)
+            low, high = self.low[:w], self.high[:w]
+            scaled = (head - low) / (high - low + EPS) * 2.0 - 1.0
+            scaled = torch.where(self.mask[:w], scaled, head)
         else:
-            scaled = (head - self.mean) / (self.std + EPS)
+            scaled = (head - self.mean[:w]) / (self.std[:w] + EPS)
         return torch.cat([scaled, tail.float()], dim=-1)
 
     def unnormalize(self, values: torch.Tensor) -> torch.Tensor:
-        head, tail = values[..., : self.width].float(), values[..., self.width :]
+        w = min(self.width, values.shape[-1])
+        head, tail = values[..., :w].float(), values[..., w:]
         if QUANTILE:
-            scaled = (head + 1.0) / 2.0 * (self.high - self.low + EPS) + self.low
-            scaled = torch.where(self.mask, scaled, head)
+            low, high = self.low[:w], self.high[:w]
+            scaled = (head + 1.0) / 2.0 * (high - low + EPS) + low
+            scaled = torch.where(self.mask[:w], scaled, head)
         else:
-            scaled = head * (self.std + EPS) + self.mean
+            scaled = head * (self.std[:w] + EPS) + self.mean[:w]
         return torch.cat([scaled, tail.float()], dim=-1)
 
 

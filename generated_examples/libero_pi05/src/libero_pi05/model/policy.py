@@ -30,7 +30,6 @@ from .inputs import (
     ImagePreprocessor,
     ModelInputs,
     prompts,
-    to_device,
 )
 from .local import require_local
 from .network import CheckpointError, FlowNetwork, load_network
@@ -167,11 +166,6 @@ class Policy(torch.nn.Module):
         input_ids, attention_mask = self.prompts(prompts(obs["task"]))
         n = input_ids.shape[0]
         state = torch.zeros(n, ACTION_DIM, device=self.device)
-        if STATE_TOKEN and "state" in obs:
-            raw = to_device(obs["state"], self.device).float()
-            if self.state_normalizer is not None:
-                raw = self.state_normalizer.normalize(raw)
-            state[:, : raw.shape[1]] = raw[:, :ACTION_DIM]
         return ModelInputs(pixel_values, input_ids, attention_mask, state)
 
     def decode(
