@@ -36,6 +36,11 @@ class FlowDefaults:
     """Preset → leading action dims the family's checkpoints predict relative to the state
     there (openpi's ``extra_delta_transform``); 0 elsewhere."""
 
+    def delta(self, chosen: int | None, preset: str) -> int:
+        """The leading action dims predicted relative to the state: the spec's
+        ``model.flow.delta_actions`` (``chosen``), else the family's on ``preset``."""
+        return chosen if chosen is not None else self.delta_actions.get(preset, 0)
+
 
 @dataclass(frozen=True)
 class FamilyDecl:

@@ -88,9 +88,7 @@ def flow_plan(spec: Spec) -> FlowPlan | None:
         max_tokens=flow.max_tokens or defaults.max_tokens,
         tokenizer=flow.tokenizer,
         train_expert_only=flow.train_expert_only,
-        delta_actions=flow.delta_actions
-        if flow.delta_actions is not None
-        else defaults.delta_actions.get(spec.env.preset, 0),
+        delta_actions=defaults.delta(flow.delta_actions, spec.env.preset),
         state_token=defaults.state_token,
         adaptive_norms=defaults.adaptive_norms,
         quantile_stats=defaults.quantile_stats,

@@ -298,10 +298,12 @@ def _check_flow(spec: Spec) -> Iterator[Issue]:
             f"family {model.family!r} normalizes by mean and standard deviation, which the "
             "checkpoint's norm_stats.json holds; q01/q99 statistics are π0.5's: leave it out",
         )
-    delta = flow.delta_actions or 0
-    if delta and delta > min(env.state_dim or 0, model.action.dim):
+    delta = defaults.delta(flow.delta_actions, env.preset)
+    if delta > min(env.state_dim or 0, model.action.dim):
         yield Issue(
-            ("model", "flow", "delta_actions"),
+            ("model", "flow", "delta_actions")
+            if flow.delta_actions is not None
+            else ("env", "state_dim"),
             f"{delta} action dimensions relative to the state need a state and actions of "
             f"{delta} dimensions at least (env.state_dim {env.state_dim or 0}, "
             f"model.action.dim {model.action.dim})",
